@@ -1,0 +1,1 @@
+"""The kbench Dagster code location and the `kbench` CLI."""

@@ -1,0 +1,148 @@
+"""The `kbench` command line: the same functions the Dagster assets call."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from kbench_dagster.progress import Progress
+from sandbox.isolation import IsolationConfig
+from sandbox.validation import validate_task
+from sandbox.workdirs import check_outside_repo, default_work_root
+from task_defs import TaskFileError, load_suite
+from task_defs.loader import select
+
+
+def _isolation(args) -> IsolationConfig:
+    cfg = IsolationConfig(mode=args.isolation)
+    if cfg.resolve() == "none":
+        print("warning: bubblewrap (bwrap) not found or disabled: sessions run without isolation; "
+              "install it with `apt-get install bubblewrap`", file=sys.stderr)
+    return cfg
+
+
+def cmd_list(args) -> int:
+    suite = load_suite(args.suite)
+    tasks = select(suite, args.tasks)
+    if args.markdown:
+        print("| id | category | tier | title |\n|---|---|---|---|")
+        for t in tasks:
+            print(f"| {t.id} | {t.category} | {t.tier} | {t.title} |")
+    else:
+        for t in tasks:
+            print(f"{t.id:22} {t.category:12} {t.tier:9} {t.title}")
+    print(f"{len(tasks)} tasks, suite {suite.name} fingerprint {suite.fingerprint[:16]}", file=sys.stderr)
+    return 0
+
+
+def _show_tree(title: str, folder: Path, skip: set[str] = frozenset()) -> None:
+    if not folder.is_dir():
+        return
+    for f in sorted(folder.rglob("*")):
+        if f.is_file() and "__pycache__" not in f.parts and f.name not in skip:
+            print(f"--- {title}: {f.relative_to(folder)}")
+            try:
+                print(f.read_text(encoding="utf-8").rstrip())
+            except UnicodeDecodeError:
+                print(f"({f.stat().st_size} bytes of binary data)")
+
+
+def cmd_show(args) -> int:
+    suite = load_suite(args.suite)
+    try:
+        t = suite.get(args.task)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}; see `kbench list`", file=sys.stderr)
+        return 2
+    print(f"{t.id}: {t.title}\ncategory {t.category}, tier {t.tier}, language {t.language}")
+    if t.graded_file:
+        print(f"graded file: {t.graded_file}")
+    if t.requires:
+        print(f"requires: {', '.join(t.requires)}")
+    for i, p in enumerate(t.all_prompts, 1):
+        print(f"--- prompt {i}/{len(t.all_prompts)}\n{p.strip()}")
+    _show_tree("setup", t.setup_dir)
+    if t.setup_script.is_file():
+        _show_tree("setup script", t.folder, skip={p.name for p in t.folder.iterdir() if p.name != "setup.sh"})
+    if args.all:
+        _show_tree("hidden test", t.test_dir)
+        _show_tree("reference", t.solution_dir)
+    return 0
+
+
+def cmd_validate(args) -> int:
+    suite = load_suite(args.suite)
+    tasks = select(suite, args.tasks)
+    cfg = _isolation(args)
+    base = Path(args.work) if args.work else default_work_root()
+    base.mkdir(parents=True, exist_ok=True)
+    root = check_outside_repo(Path(tempfile.mkdtemp(prefix=f"validate-{time.strftime('%Y%m%d-%H%M%S')}-", dir=base)))
+    os.chmod(root, 0o755)
+    print(f"validating {len(tasks)} tasks of suite {suite.name} ({suite.fingerprint[:16]}), "
+          f"isolation {cfg.resolve()}, {args.workers} workers", file=sys.stderr)
+    bar = Progress(len(tasks), "validate")
+    results = []
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        futures = {pool.submit(validate_task, t, root, cfg, args.keep_work): t for t in tasks}
+        for fut in as_completed(futures):
+            v = fut.result()
+            results.append(v)
+            bar.step(v.status == "ok")
+            print(f"{v.status.upper():7} {v.task_id:22} {v.duration_s:5.1f}s  {v.reason}", flush=True)
+    counts = {s: sum(v.status == s for v in results) for s in ("ok", "fail", "skipped")}
+    print(f"{counts['ok']} ok, {counts['fail']} failed, {counts['skipped']} skipped of {len(results)} tasks "
+          f"in {time.monotonic() - start:.1f}s; suite fingerprint {suite.fingerprint}")
+    if not args.keep_work and not counts["fail"]:
+        import shutil
+        shutil.rmtree(root, ignore_errors=True)
+    elif counts["fail"]:
+        print(f"work folders of failed tasks kept under {root}", file=sys.stderr)
+    if counts["fail"] or (args.strict and counts["skipped"]):
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
+    p.add_argument("--suite", default="kbench", help="suite name or folder (default kbench)")
+    sub = p.add_subparsers(dest="command", required=True)
+    tasks_help = "task ids, categories or tiers, comma-separated (default: all)"
+
+    s = sub.add_parser("list", help="the task list")
+    s.add_argument("--tasks", help=tasks_help)
+    s.add_argument("--markdown", action="store_true")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("show", help="the full text of one task")
+    s.add_argument("task")
+    s.add_argument("--all", action="store_true", help="also the hidden test and the reference solution")
+    s.set_defaults(func=cmd_show)
+
+    s = sub.add_parser("validate", help="prove each hidden test: fails untouched, passes the reference")
+    s.add_argument("--tasks", help=tasks_help)
+    s.add_argument("--strict", action="store_true", help="a skipped task fails the validation too")
+    s.add_argument("--workers", type=int, default=max(2, os.cpu_count() or 2))
+    s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
+    s.add_argument("--keep-work", action="store_true")
+    s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.set_defaults(func=cmd_validate)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (TaskFileError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

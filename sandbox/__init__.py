@@ -1,0 +1,1 @@
+"""Isolation, limits, watchdogs and (later) agent adapters. Never imports dagster."""

@@ -1,0 +1,99 @@
+"""How a session is isolated: bubblewrap when present, else plain processes (and the result says so)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Isolation = Literal["bwrap", "none"]
+NOBODY = 65534
+INSIDE_HOME = "/home/kbench"
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+def sandbox_python() -> str:
+    """The interpreter agents and hidden tests get: the system one, visible inside bwrap."""
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else (shutil.which("python3") or "python3")
+
+
+@dataclass(frozen=True)
+class IsolationConfig:
+    mode: Literal["auto", "bwrap", "none"] = "auto"
+    # As root, sandboxed processes drop to this uid so RLIMIT_NPROC (which root ignores) applies.
+    run_as_uid: int = NOBODY
+    extra_ro_binds: tuple[str, ...] = field(default_factory=tuple)  # e.g. a node_modules folder for pi
+
+    def resolve(self) -> Isolation:
+        if self.mode == "bwrap":
+            if not bwrap_path():
+                raise RuntimeError("isolation 'bwrap' asked for, but bwrap is not installed (apt-get install bubblewrap)")
+            return "bwrap"
+        if self.mode == "none":
+            return "none"
+        return "bwrap" if bwrap_path() else "none"
+
+    @property
+    def drops_uid(self) -> bool:
+        return os.geteuid() == 0 and self.resolve() == "bwrap"
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def _parents(dest: str, made: set[str]) -> list[str]:
+    """Traversable folders above a bind target: bwrap makes them 0700 for root, which the dropped uid cannot enter."""
+    args = []
+    for parent in reversed(Path(dest).parents):
+        key = str(parent)
+        if key in made or key.startswith(("/usr", "/etc", "/proc", "/dev")):
+            continue
+        made.add(key)
+        args += ["--perms", "0755", "--dir", key]
+    return args
+
+
+def bwrap_argv(
+    cmd: list[str],
+    workdir: Path,
+    home: Path,
+    tmp: Path,
+    cfg: IsolationConfig,
+    ro_binds: list[Path] = (),
+    env: dict[str, str] | None = None,
+) -> list[str]:
+    """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc."""
+    argv = [bwrap_path() or "bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+            "--unshare-uts", "--unshare-cgroup-try", "--hostname", "kbench"]
+    argv += _system_binds()
+    argv += ["--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp"]
+    made: set[str] = {"/", "/tmp"}
+    argv += _parents(INSIDE_HOME, made) + ["--bind", str(home), INSIDE_HOME]
+    for p in list(cfg.extra_ro_binds) + [str(b) for b in ro_binds]:
+        argv += _parents(str(p), made) + ["--ro-bind", str(p), str(p)]
+    argv += _parents(str(workdir), made)
+    argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--clearenv"]
+    for k, v in (env or {}).items():
+        argv += ["--setenv", k, v]
+    if cfg.drops_uid:
+        uid = str(cfg.run_as_uid)
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+                 "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+                 "--no-new-privs"]
+    else:
+        argv += ["--"]
+    return argv + list(cmd)

@@ -1,0 +1,77 @@
+"""Finding and killing every process of a session, fork bombs and setsid'd daemons included."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import psutil
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def session_processes(root_pid: int, sid: int | None = None) -> dict[int, psutil.Process]:
+    """The root process, its descendants and (without a pid namespace) anything still in its session."""
+    found: dict[int, psutil.Process] = {}
+    try:
+        root = psutil.Process(root_pid)
+        found[root_pid] = root
+        for c in root.children(recursive=True):
+            found[c.pid] = c
+    except psutil.Error:
+        pass
+    if sid is not None:
+        for p in psutil.process_iter():
+            try:
+                if p.pid not in found and os.getsid(p.pid) == sid:
+                    found[p.pid] = p
+            except (psutil.Error, OSError):
+                continue
+    return found
+
+
+def processes_in_folder(folder: Path) -> dict[int, psutil.Process]:
+    """Processes whose current folder is inside `folder`: how the sweep catches setsid'd daemons."""
+    target = str(Path(folder).resolve())
+    me = os.getpid()
+    found = {}
+    for p in psutil.process_iter():
+        if p.pid == me:
+            continue
+        try:
+            if _inside(p.cwd(), target):
+                found[p.pid] = p
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+def kill_all(finder, rounds: int = 50) -> list[int]:
+    """Stop everything `finder()` returns until nothing new appears, then kill: a fork bomb cannot outrun it."""
+    stopped: dict[int, psutil.Process] = {}
+    for _ in range(rounds):
+        new = {pid: p for pid, p in finder().items() if pid not in stopped}
+        if not new:
+            break
+        for pid, p in new.items():
+            try:
+                p.send_signal(signal.SIGSTOP)
+            except psutil.Error:
+                pass
+            stopped[pid] = p
+    for p in stopped.values():
+        try:
+            p.send_signal(signal.SIGKILL)
+        except psutil.Error:
+            pass
+    deadline = time.monotonic() + 2.0
+    for p in stopped.values():
+        try:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except (psutil.Error, psutil.TimeoutExpired):
+            pass
+    return sorted(stopped)

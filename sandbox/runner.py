@@ -1,0 +1,164 @@
+"""Run one command (an agent session or a hidden test) in a work folder, under every limit."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sandbox.isolation import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
+from sandbox.limits import Limits
+from sandbox.procs import kill_all, processes_in_folder, session_processes
+from sandbox.watchdog import Kill, Watchdog
+
+TAIL_BYTES = 8192
+
+
+@dataclass
+class SessionResult:
+    returncode: int | None
+    timed_out: bool
+    duration_s: float
+    isolation: str
+    run_as: str
+    output_bytes: int = 0  # everything the command printed
+    output_truncated: bool = False  # more than max_output_bytes: the file holds only the head
+    tail: str = ""  # the last bytes of the output, kept even when the file was cut
+    kills: list[Kill] = field(default_factory=list)
+    session_killed: str | None = None  # why the whole session was killed: procs | timeout
+    outside_writes: list[str] = field(default_factory=list)
+
+
+def chown_tree(path: Path, uid: int) -> None:
+    os.chown(path, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
+def _preexec(limits: Limits):
+    fsize, nproc = limits.fsize_bytes, limits.nproc_rlimit
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+class _OutputPump(threading.Thread):
+    """Copies the command's output to a file up to a cap, then drains and counts the rest."""
+
+    def __init__(self, stream, out_path: Path | None, cap: int):
+        super().__init__(daemon=True)
+        self.stream, self.out_path, self.cap = stream, out_path, cap
+        self.total, self.tail = 0, bytearray()
+
+    def run(self) -> None:
+        fh = open(self.out_path, "wb") if self.out_path else None
+        try:
+            while chunk := self.stream.read1(65536):
+                if fh and self.total < self.cap:
+                    fh.write(chunk[: self.cap - self.total])
+                self.total += len(chunk)
+                self.tail = (self.tail + chunk)[-TAIL_BYTES:]
+        finally:
+            if fh:
+                fh.close()
+
+
+def _files_under(root: Path, label: str) -> list[str]:
+    out = []
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            out.append(f"{label}/{rel}")
+    return sorted(out)
+
+
+def run_session(
+    cmd: list[str],
+    workdir: Path,
+    *,
+    limits: Limits,
+    cfg: IsolationConfig | None = None,
+    env: dict[str, str] | None = None,
+    output_path: Path | None = None,
+    ro_binds: list[Path] = (),
+    log_path: Path | None = None,
+    label: str = "session",
+    stdin_data: bytes | None = None,
+) -> SessionResult:
+    """Run `cmd` with `workdir` as its only writable folder; always returns, never leaves a process behind."""
+    cfg = cfg or IsolationConfig()
+    workdir = Path(workdir).resolve()
+    isolation = cfg.resolve()
+    scratch = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.scratch-", dir=workdir.parent))
+    home, tmp = scratch / "home", scratch / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    full_env = {"PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb"}
+    if isolation == "bwrap":
+        full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
+    else:
+        full_env.update(HOME=str(home), TMPDIR=str(tmp))
+    full_env.update(env or {})
+    run_as = "self"
+    if cfg.drops_uid:
+        chown_tree(workdir, cfg.run_as_uid)
+        chown_tree(scratch, cfg.run_as_uid)
+        run_as = f"uid {cfg.run_as_uid}"
+    if isolation == "bwrap":
+        argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env)
+        popen_env = {"PATH": SYSTEM_PATH}
+    else:
+        argv, popen_env = list(cmd), full_env
+
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv, cwd=workdir, env=popen_env, start_new_session=True, preexec_fn=_preexec(limits),
+        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    pump = _OutputPump(proc.stdout, output_path, limits.max_output_bytes)
+    pump.start()
+    finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
+    dog = Watchdog(finder, limits, label, log_path).start()
+    if stdin_data is not None:
+        try:
+            proc.stdin.write(stdin_data)
+            proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        dog.kill_session("timeout", f"ran past {limits.timeout_s:g}s")
+    finally:
+        dog.stop()
+        # Whatever the session left running: first its process tree and group, then anything
+        # whose current folder is in the work folder (a setsid'd daemon escapes the group).
+        for pid in kill_all(finder):
+            dog.record("cleanup", pid, "left running after the session")
+        for pid in kill_all(lambda: processes_in_folder(workdir)):
+            dog.record("sweep", pid, "current folder inside the work folder")
+        proc.wait()
+        pump.join(timeout=5)
+    duration = time.monotonic() - start
+    outside = _files_under(home, "~") + _files_under(tmp, "/tmp")
+    shutil.rmtree(scratch, ignore_errors=True)
+    return SessionResult(
+        returncode=proc.returncode, timed_out=timed_out, duration_s=duration, isolation=isolation, run_as=run_as,
+        output_bytes=pump.total, output_truncated=pump.total > limits.max_output_bytes,
+        tail=pump.tail.decode("utf-8", "replace"), kills=dog.kills, session_killed=dog.session_killed,
+        outside_writes=outside,
+    )

@@ -1,0 +1,82 @@
+"""The memory and process watchdogs of one session, and the log of every kill."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from sandbox.limits import Limits
+from sandbox.procs import kill_all
+
+_LOG_LOCK = threading.Lock()
+
+
+@dataclass
+class Kill:
+    reason: str  # rss | procs | timeout | sweep
+    pid: int
+    detail: str
+
+
+@dataclass
+class Watchdog:
+    """Polls a session: kills a process above the RSS limit; kills the whole session above max_procs."""
+
+    finder: object  # () -> dict[pid, psutil.Process]
+    limits: Limits
+    label: str
+    log_path: Path | None = None
+    kills: list[Kill] = field(default_factory=list)
+    session_killed: str | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> Watchdog:
+        self._thread = threading.Thread(target=self._loop, name=f"watchdog-{self.label}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+
+    def record(self, reason: str, pid: int, detail: str) -> None:
+        self.kills.append(Kill(reason, pid, detail))
+        if self.log_path is not None:
+            line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {self.label} kill pid={pid} reason={reason} {detail}\n"
+            with _LOG_LOCK, open(self.log_path, "a", encoding="utf-8") as fh:
+                fh.write(line)
+
+    def kill_session(self, reason: str, detail: str) -> None:
+        if self.session_killed is None:
+            self.session_killed = reason
+        pids = kill_all(self.finder)
+        for pid in pids:
+            self.record(reason, pid, detail)
+
+    def _loop(self) -> None:
+        next_mem = time.monotonic() + self.limits.mem_poll_s
+        while not self._stop.wait(self.limits.proc_poll_s):
+            procs = self.finder()
+            if len(procs) > self.limits.max_procs:
+                self.kill_session("procs", f"{len(procs)} processes > max_procs {self.limits.max_procs}")
+                continue
+            if time.monotonic() >= next_mem:
+                next_mem = time.monotonic() + self.limits.mem_poll_s
+                self._check_memory(procs)
+
+    def _check_memory(self, procs: dict[int, psutil.Process]) -> None:
+        for pid, p in procs.items():
+            try:
+                rss = p.memory_info().rss
+                if rss > self.limits.rss_limit_bytes:
+                    name = p.name()
+                    p.kill()
+                    self.record("rss", pid, f"{name} rss={rss // (1024 * 1024)}MiB > {self.limits.rss_limit_bytes // (1024 * 1024)}MiB")
+            except psutil.Error:
+                continue

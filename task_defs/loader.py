@@ -1,0 +1,127 @@
+"""Load task folders into models; every problem names the file and the field."""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from task_defs.canary import CANARY
+from task_defs.errors import TaskFileError
+from task_defs.models import Suite, Task
+
+SUITES_DIR = Path(__file__).parent / "suites"
+HARNESS = Path(__file__).parent / "harness" / "kbtest.py"
+IGNORED = {"__pycache__", ".pytest_cache"}
+
+
+def suite_root(name: str = "kbench") -> Path:
+    return SUITES_DIR / name
+
+
+def task_files(folder: Path) -> list[Path]:
+    """Every file of a task folder, sorted, refusing symlinks that leave the folder."""
+    out = []
+    root = folder.resolve()
+    for p in sorted(folder.rglob("*")):
+        if any(part in IGNORED for part in p.relative_to(folder).parts):
+            continue
+        if p.is_symlink():
+            target = p.resolve()
+            if target != root and root not in target.parents:
+                raise TaskFileError(p, None, f"symlink escapes the task folder (points to {target})")
+        if p.is_file():
+            out.append(p)
+    return out
+
+
+def _field_of(err: dict) -> str:
+    return ".".join(str(x) for x in err["loc"]) or "(task)"
+
+
+def load_task(folder: Path) -> Task:
+    folder = Path(folder)
+    toml_path = folder / "task.toml"
+    if not toml_path.is_file():
+        raise TaskFileError(toml_path, None, "missing task.toml")
+    try:
+        data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise TaskFileError(toml_path, None, f"not valid TOML: {exc}") from None
+    try:
+        task = Task.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise TaskFileError(toml_path, _field_of(first), first["msg"]) from None
+    task._folder = folder
+    _check_files(task, toml_path)
+    return task
+
+
+def _check_files(task: Task, toml_path: Path) -> None:
+    files = task_files(task.folder)
+    test = task.folder / task.test
+    if not test.is_file():
+        raise TaskFileError(toml_path, "test", f"hidden test {task.test!r} does not exist")
+    if not task.solution_dir.is_dir():
+        raise TaskFileError(toml_path, None, "missing solution/ folder (the reference)")
+    for name in task.no_canary:
+        if not (task.folder / name).is_file():
+            raise TaskFileError(toml_path, "no_canary", f"{name!r} is not a file of the task")
+    exempt = {task.folder / n for n in task.no_canary}
+    for f in files:
+        if f in exempt:
+            continue
+        if CANARY.encode() not in f.read_bytes():
+            raise TaskFileError(f, "canary", f"file lacks the canary string {CANARY!r} (or list it in no_canary)")
+
+
+def fingerprint(paths_root: Path, tasks: list[Task]) -> str:
+    """sha256 over the harness and every file of every task, by relative path and content."""
+    h = hashlib.sha256()
+    entries = [("harness/kbtest.py", HARNESS)]
+    for t in tasks:
+        entries += [(f"{t.id}/{f.relative_to(t.folder).as_posix()}", f) for f in task_files(t.folder)]
+    for rel, f in sorted(entries):
+        h.update(rel.encode() + b"\0")
+        h.update(hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def load_suite(root: Path | str = "kbench") -> Suite:
+    root = suite_root(root) if isinstance(root, str) and "/" not in root else Path(root)
+    if not root.is_dir():
+        raise TaskFileError(root, None, "suite folder does not exist")
+    tasks: list[Task] = []
+    seen: dict[str, Path] = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name not in IGNORED):
+        task = load_task(folder)
+        if task.id in seen:
+            raise TaskFileError(folder / "task.toml", "id", f"duplicate id {task.id!r}, also in {seen[task.id]}")
+        if task.id != folder.name:
+            raise TaskFileError(folder / "task.toml", "id", f"must equal the folder name {folder.name!r}, got {task.id!r}")
+        seen[task.id] = folder
+        tasks.append(task)
+    if not tasks:
+        raise TaskFileError(root, None, "suite has no tasks")
+    return Suite(name=root.name, root=root, tasks=tuple(tasks), fingerprint=fingerprint(root, tasks))
+
+
+def select(suite: Suite, spec: str | None) -> list[Task]:
+    """Tasks by comma-separated ids, categories or tiers; None or '' means all."""
+    if not spec:
+        return list(suite.tasks)
+    wanted = [s.strip() for s in spec.split(",") if s.strip()]
+    chosen: list[Task] = []
+    for token in wanted:
+        hits = [t for t in suite.tasks if token in (t.id, t.category, t.tier)]
+        if not hits:
+            raise ValueError(
+                f"--tasks: {token!r} is not a task id, category or tier of suite {suite.name!r}; "
+                f"see `kbench list` for the ids"
+            )
+        chosen += [t for t in hits if t not in chosen]
+    order = {t.id: i for i, t in enumerate(suite.tasks)}
+    return sorted(chosen, key=lambda t: order[t.id])

@@ -1,0 +1,131 @@
+"""The task model: what task.toml holds, checked by pydantic."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+Category = Literal["programming", "repair", "terminal", "chain"]
+Tier = Literal["easy", "medium", "hard", "terminal"]
+Language = Literal["python", "shell", "javascript", "none"]
+
+TEST_TIMEOUT_S = 90
+AGENT_TIMEOUT_S = 600
+
+
+def check_relative(value: str) -> str:
+    p = PurePosixPath(value)
+    if not value or p.is_absolute() or value.startswith("~"):
+        raise ValueError(f"must be a relative path inside the task, got {value!r}")
+    if ".." in p.parts:
+        raise ValueError(f"must not contain '..', got {value!r}")
+    return value
+
+
+class Task(BaseModel):
+    """One task: a prompt (or a chain of prompts), its files, and how it is graded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_]*$")
+    title: str = Field(min_length=3)
+    category: Category
+    tier: Tier
+    language: Language = "none"
+    prompt: str | None = None
+    prompts: list[str] | None = None
+    file: str | None = None  # the file the task names; missing after the agent -> nofile
+    answer: str | None = None  # the answer file, if the job has an answer
+    test: str = "tests/test_task.py"
+    agent_timeout: int = Field(default=AGENT_TIMEOUT_S, gt=0)
+    test_timeout: int = Field(default=TEST_TIMEOUT_S, gt=0, le=600)
+    requires: list[str] = Field(default_factory=list)
+    no_canary: list[str] = Field(default_factory=list)  # data files whose format cannot hold a comment
+
+    _folder: Path | None = PrivateAttr(default=None)
+
+    @field_validator("file", "answer", "test")
+    @classmethod
+    def _relative(cls, v: str | None) -> str | None:
+        return None if v is None else check_relative(v)
+
+    @field_validator("no_canary")
+    @classmethod
+    def _relative_list(cls, v: list[str]) -> list[str]:
+        return [check_relative(x) for x in v]
+
+    @field_validator("requires")
+    @classmethod
+    def _commands(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not name or "/" in name:
+                raise ValueError(f"requires lists command names, got {name!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _one_prompt_form(self) -> Task:
+        if (self.prompt is None) == (self.prompts is None):
+            raise ValueError("give exactly one of 'prompt' or 'prompts'")
+        if self.prompts is not None and (len(self.prompts) < 1 or not all(p.strip() for p in self.prompts)):
+            raise ValueError("'prompts' must be a non-empty list of non-empty prompts")
+        if self.prompt is not None and not self.prompt.strip():
+            raise ValueError("'prompt' must not be empty")
+        if self.prompts is not None and self.category != "chain":
+            raise ValueError("only chain tasks have several 'prompts'")
+        if (self.category in ("terminal", "chain")) != (self.tier == "terminal"):
+            raise ValueError("terminal and chain tasks, and only they, have tier 'terminal'")
+        return self
+
+    @property
+    def folder(self) -> Path:
+        assert self._folder is not None, "task was not loaded from a folder"
+        return self._folder
+
+    @property
+    def all_prompts(self) -> list[str]:
+        """The prompts in order: one agent session each, in the same work folder."""
+        return list(self.prompts) if self.prompts is not None else [self.prompt or ""]
+
+    @property
+    def setup_dir(self) -> Path:
+        return self.folder / "setup"
+
+    @property
+    def setup_script(self) -> Path:
+        return self.folder / "setup.sh"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.folder / "solution"
+
+    @property
+    def test_dir(self) -> Path:
+        return (self.folder / self.test).parent
+
+    @property
+    def graded_file(self) -> str | None:
+        """The file whose absence means 'nofile': the answer file, else the named file."""
+        return self.answer or self.file
+
+
+class Suite(BaseModel):
+    """A loaded suite: its tasks in a stable order and a fingerprint over every file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    root: Path
+    tasks: tuple[Task, ...]
+    fingerprint: str
+
+    def get(self, task_id: str) -> Task:
+        for t in self.tasks:
+            if t.id == task_id:
+                return t
+        raise KeyError(f"no task {task_id!r} in suite {self.name!r}")
+
+    @property
+    def ids(self) -> list[str]:
+        return [t.id for t in self.tasks]

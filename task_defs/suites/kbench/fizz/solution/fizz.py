@@ -1,0 +1,7 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+def fizzbuzz(n):
+    words = []
+    for i in range(1, n + 1):
+        text = ("Fizz" if i % 3 == 0 else "") + ("Buzz" if i % 5 == 0 else "")
+        words.append(text or str(i))
+    return words
