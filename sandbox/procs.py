@@ -50,11 +50,29 @@ def processes_in_folder(folder: Path) -> dict[int, psutil.Process]:
     return found
 
 
+def _alive(procs: dict[int, psutil.Process]) -> dict[int, psutil.Process]:
+    out = {}
+    for pid, p in procs.items():
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE:
+                out[pid] = p
+        except psutil.Error:
+            continue
+    return out
+
+
+def wait_gone(finder, timeout: float = 3.0) -> None:
+    """Give processes already killed (a whole namespace dying) time to go, so they are not counted twice."""
+    deadline = time.monotonic() + timeout
+    while _alive(finder()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def kill_all(finder, rounds: int = 50) -> list[int]:
     """Stop everything `finder()` returns until nothing new appears, then kill: a fork bomb cannot outrun it."""
     stopped: dict[int, psutil.Process] = {}
     for _ in range(rounds):
-        new = {pid: p for pid, p in finder().items() if pid not in stopped}
+        new = {pid: p for pid, p in _alive(finder()).items() if pid not in stopped}
         if not new:
             break
         for pid, p in new.items():

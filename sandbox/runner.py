@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import shutil
 import subprocess
 import tempfile
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from sandbox.isolation import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
 from sandbox.limits import Limits
-from sandbox.procs import kill_all, processes_in_folder, session_processes
+from sandbox.procs import kill_all, processes_in_folder, session_processes, wait_gone
 from sandbox.watchdog import Kill, Watchdog
 
 TAIL_BYTES = 8192
@@ -130,7 +131,17 @@ def run_session(
     pump = _OutputPump(proc.stdout, output_path, limits.max_output_bytes)
     pump.start()
     finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
-    dog = Watchdog(finder, limits, label, log_path).start()
+
+    def hard_kill() -> None:
+        # Killing the group takes bwrap's namespace init with it, and the kernel then ends every
+        # process in the namespace at once: a fork bomb cannot outrun that.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        wait_gone(finder)
+
+    dog = Watchdog(finder, hard_kill, limits, label, log_path).start()
     if stdin_data is not None:
         try:
             proc.stdin.write(stdin_data)
@@ -147,10 +158,8 @@ def run_session(
         dog.stop()
         # Whatever the session left running: first its process tree and group, then anything
         # whose current folder is in the work folder (a setsid'd daemon escapes the group).
-        for pid in kill_all(finder):
-            dog.record("cleanup", pid, "left running after the session")
-        for pid in kill_all(lambda: processes_in_folder(workdir)):
-            dog.record("sweep", pid, "current folder inside the work folder")
+        dog.record_many("cleanup", kill_all(finder), "left running after the session")
+        dog.record_many("sweep", kill_all(lambda: processes_in_folder(workdir)), "current folder inside the work folder")
         proc.wait()
         pump.join(timeout=5)
     duration = time.monotonic() - start

@@ -27,6 +27,7 @@ class Watchdog:
     """Polls a session: kills a process above the RSS limit; kills the whole session above max_procs."""
 
     finder: object  # () -> dict[pid, psutil.Process]
+    hard_kill: object  # () -> None: the fast, whole-session kill (process group / pid namespace)
     limits: Limits
     label: str
     log_path: Path | None = None
@@ -55,9 +56,16 @@ class Watchdog:
     def kill_session(self, reason: str, detail: str) -> None:
         if self.session_killed is None:
             self.session_killed = reason
-        pids = kill_all(self.finder)
-        for pid in pids:
+        self.hard_kill()
+        self.record(reason, 0, f"whole session: {detail}")
+        self.record_many(reason, kill_all(self.finder), "straggler after the whole-session kill")
+
+    def record_many(self, reason: str, pids: list[int], detail: str, shown: int = 20) -> None:
+        """One line per pid for the first few; a count for the rest, so a fork bomb cannot flood the log."""
+        for pid in pids[:shown]:
             self.record(reason, pid, detail)
+        if len(pids) > shown:
+            self.record(reason, 0, f"{detail}: {len(pids) - shown} more processes")
 
     def _loop(self) -> None:
         next_mem = time.monotonic() + self.limits.mem_poll_s

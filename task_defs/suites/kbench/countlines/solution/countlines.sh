@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+if [ "$#" -lt 1 ]; then
+    echo "usage: countlines.sh FILE" >&2
+    exit 1
+fi
+if [ ! -f "$1" ]; then
+    echo "countlines.sh: $1: no such file" >&2
+    exit 1
+fi
+# awk sees a last line without its newline too; a line counts if it has a non-whitespace character
+awk '/[^[:space:]]/ { n++ } END { print n + 0 }' "$1"

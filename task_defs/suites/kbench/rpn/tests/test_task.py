@@ -1,0 +1,69 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+import numbers
+
+import kbtest as kb
+
+m = kb.load("rpn.py")
+rpn = kb.func(m, "eval_rpn")
+
+
+def check(text, want):
+    got = rpn(text)
+    kb.ok(isinstance(got, numbers.Real) and not isinstance(got, bool),
+          "eval_rpn(%r) must return an int or float, got %r" % (text, got))
+    kb.ok(abs(got - want) < 1e-9, "eval_rpn(%r): expected %r, got %r" % (text, want, got))
+
+
+@kb.case
+def basic_expressions():
+    check("3 4 +", 7)
+    check("2 3 4 * +", 14)
+    check("5 1 2 + 4 * + 3 -", 14)
+    check("6 2 * 3 +", 15)
+    check("42", 42)
+
+
+@kb.case
+def operand_order():
+    check("10 4 -", 6)
+    check("4 10 -", -6)
+    check("10 4 /", 2.5)
+    check("2 8 /", 0.25)
+    check("1 2 3 - -", 2)
+
+
+@kb.case
+def true_division():
+    check("7 2 /", 3.5)
+    check("1 3 /", 1 / 3)
+    check("9 3 /", 3)
+
+
+@kb.case
+def negative_and_decimal_numbers():
+    check("-3 2 *", -6)
+    check("1.5 2 *", 3.0)
+    check("-0.75 0.25 +", -0.5)
+    check("5 -2 -", 7)
+
+
+@kb.case
+def extra_whitespace():
+    check("  3   4  + ", 7)
+    check("\t2\t3 *\n", 6)
+
+
+@kb.case
+def malformed_raises_value_error():
+    for text in ["", "   ", "+", "3 +", "3 4", "1 2 3 +", "3 4 ^", "3 x +", "2 3a +", "- 3", "* 1 2"]:
+        kb.raises(ValueError, rpn, text)
+
+
+@kb.case
+def division_by_zero():
+    kb.raises(ZeroDivisionError, rpn, "1 0 /")
+    kb.raises(ZeroDivisionError, rpn, "4 2 2 - /")
+    kb.raises(ZeroDivisionError, rpn, "3.5 0.0 /")
+
+
+kb.main()

@@ -1,0 +1,82 @@
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from task_defs.canary import CANARY
+from sandbox.isolation import bwrap_path
+
+REPO = Path(__file__).resolve().parent.parent
+
+needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed (make test installs it)")
+ISOLATIONS = [pytest.param("bwrap", marks=needs_bwrap), "none"]
+
+
+@pytest.fixture
+def work(tmp_path) -> Path:
+    """A work root outside the repository, like ~/kbench-work."""
+    root = tmp_path / "kbench-work"
+    root.mkdir()
+    root.chmod(0o755)
+    return root
+
+
+def write_task(suite_dir: Path, task_id: str, toml: str, files: dict[str, str], canary: bool = True) -> Path:
+    """A task folder from text; every file gets the canary unless told otherwise."""
+    folder = suite_dir / task_id
+    folder.mkdir(parents=True)
+    body = textwrap.dedent(toml).strip() + "\n"
+    (folder / "task.toml").write_text((f"# {CANARY}\n" if canary else "") + body)
+    for rel, text in files.items():
+        p = folder / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text((f"# {CANARY}\n" if canary else "") + textwrap.dedent(text).lstrip())
+    return folder
+
+
+SQUARE_TOML = """
+id = "{id}"
+title = "square a number"
+category = "programming"
+tier = "easy"
+language = "python"
+file = "sq.py"
+prompt = "Write sq.py with square(x) returning x*x."
+"""
+
+SQUARE_TEST = """
+import kbtest as kb
+m = kb.load("sq.py")
+sq = kb.func(m, "square")
+
+@kb.case
+def small():
+    kb.eq(sq(3), 9, "square(3)")
+
+@kb.case
+def negative():
+    kb.eq(sq(-4), 16, "square(-4)")
+
+@kb.case
+def zero():
+    kb.eq(sq(0), 0, "square(0)")
+
+kb.main()
+"""
+
+
+@pytest.fixture
+def square_suite(tmp_path) -> Path:
+    """A one-task suite (outside the repo) used to drive grading with agent files of our choosing."""
+    suite = tmp_path / "suite"
+    write_task(suite, "square", SQUARE_TOML.format(id="square"),
+               {"tests/test_task.py": SQUARE_TEST, "solution/sq.py": "def square(x):\n    return x * x\n"})
+    return suite
+
+
+def fresh(path: Path) -> Path:
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path

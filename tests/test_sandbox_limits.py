@@ -1,0 +1,127 @@
+"""Every sandbox limit, proven with a hostile command."""
+
+import os
+import subprocess
+import time
+
+import psutil
+import pytest
+
+from conftest import ISOLATIONS, REPO, fresh, needs_bwrap
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import AGENT_LIMITS, GB, MB, TEST_LIMITS
+from sandbox.runner import run_session
+
+BWRAP = IsolationConfig(mode="bwrap")
+
+
+def session(work, cmd, limits=AGENT_LIMITS, cfg=BWRAP, **kw):
+    wd = fresh(work / "wd")
+    return run_session(["bash", "-c", cmd], wd, limits=limits, cfg=cfg, log_path=work / "watchdog.log", **kw), wd
+
+
+def sandbox_user_processes():
+    """Processes of the uid sessions drop to (as root), or none to count when not root."""
+    if os.geteuid() != 0:
+        return []
+    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == 65534]
+
+
+@needs_bwrap
+def test_fork_bomb_is_stopped_and_the_machine_stays_usable(work):
+    before = len(sandbox_user_processes())
+    start = time.monotonic()
+    res, _ = session(work, ":(){ :|:& };:; sleep 60", limits=AGENT_LIMITS.with_(timeout_s=60))
+    assert res.session_killed == "procs"
+    assert time.monotonic() - start < 30, "the bomb should be stopped long before the session timeout"
+    assert len(sandbox_user_processes()) <= before, "fork bomb processes survived"
+    assert subprocess.run(["true"]).returncode == 0
+    assert "reason=procs" in (work / "watchdog.log").read_text()
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_3gb_allocation_is_killed(work, isolation):
+    cmd = "python3 -c \"import time; b = b'x' * (3 * 1024**3); time.sleep(60)\"; echo exit=$?"
+    res, _ = session(work, cmd, cfg=IsolationConfig(mode=isolation), limits=AGENT_LIMITS.with_(timeout_s=60))
+    assert [k.reason for k in res.kills if k.pid] == ["rss"]
+    assert "exit=137" in res.tail  # SIGKILL, seen by the shell that started it
+    assert not res.timed_out
+    assert "reason=rss" in (work / "watchdog.log").read_text()
+
+
+def test_an_endless_printer_leaves_at_most_1mb(work):
+    out = work / "tests.txt"
+    res, _ = session(work, "yes 'all work and no play'", limits=TEST_LIMITS.with_(timeout_s=3), output_path=out)
+    assert res.timed_out and res.session_killed == "timeout"
+    assert res.output_truncated and res.output_bytes > 1 * MB
+    assert 0 < out.stat().st_size <= 1 * MB
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_2gb_file_write_fails(work, isolation):
+    res, wd = session(work, "head -c 2G /dev/zero > big.bin; echo exit=$?", cfg=IsolationConfig(mode=isolation))
+    size = (wd / "big.bin").stat().st_size
+    (wd / "big.bin").unlink()
+    assert "exit=0" not in res.tail
+    assert size <= 1 * GB
+
+
+def test_hidden_tests_get_the_smaller_file_limit(work):
+    res, wd = session(work, "head -c 50M /dev/zero > out.bin; echo exit=$?", limits=TEST_LIMITS)
+    assert "exit=0" not in res.tail and (wd / "out.bin").stat().st_size <= 20 * MB
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_a_setsid_sleeper_is_killed(work, isolation):
+    marker = f"sleep {4000 + (isolation == 'none')}"
+    res, wd = session(work, f"setsid {marker} > /dev/null 2>&1 < /dev/null & sleep 0.3", cfg=IsolationConfig(mode=isolation))
+    time.sleep(0.2)
+    survivors = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] and " ".join(p.info["cmdline"]) == marker]
+    assert survivors == []
+    if isolation == "none":  # without a pid namespace only the sweep can find it
+        assert any(k.reason == "sweep" for k in res.kills)
+
+
+def test_session_timeout_kills_everything(work):
+    res, _ = session(work, "sleep 100 & sleep 100", limits=AGENT_LIMITS.with_(timeout_s=1))
+    assert res.timed_out and res.session_killed == "timeout" and res.duration_s < 10
+
+
+@needs_bwrap
+def test_the_repository_and_hidden_tests_are_unreachable(work):
+    hidden = REPO / "task_defs" / "suites" / "kbench" / "fizz" / "tests" / "test_task.py"
+    assert hidden.exists()
+    cmd = f"cat {hidden}; echo rc1=$?; ls {REPO}; echo rc2=$?; cat /root/.bash_history 2>&1; ls ~; echo home=$HOME"
+    res, _ = session(work, cmd)
+    assert "rc1=1" in res.tail and "rc2=2" in res.tail
+    assert "canary" not in res.tail
+    assert "home=/home/kbench" in res.tail
+
+
+@needs_bwrap
+def test_other_work_folders_are_invisible(work):
+    other = fresh(work / "other-run")
+    (other / "secret.txt").write_text("someone else's answer")
+    res, _ = session(work, f"cat {other / 'secret.txt'}; echo rc=$?")
+    assert "rc=1" in res.tail and "someone else" not in res.tail
+
+
+@needs_bwrap
+def test_keys_in_the_environment_do_not_reach_the_sandbox(work, monkeypatch):
+    monkeypatch.setenv("KBENCH_API_KEY", "sk-should-not-leak")
+    res, _ = session(work, "env")
+    assert "sk-should-not-leak" not in res.tail
+
+
+@needs_bwrap
+def test_writes_outside_the_work_folder_are_counted_and_contained(work):
+    res, wd = session(work, "echo x > ~/note; echo y > /tmp/scratch; echo z > /etc/evil; echo ok > inside.txt")
+    assert sorted(res.outside_writes) == ["/tmp/scratch", "~/note"]
+    assert not os.path.exists("/etc/evil")
+    assert (wd / "inside.txt").read_text() == "ok\n"
+
+
+@needs_bwrap
+def test_a_clean_command_gets_no_kills(work):
+    res, _ = session(work, "true")
+    assert res.returncode == 0 and res.kills == []
