@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from kbench_dagster.progress import Progress
 from sandbox.isolation import IsolationConfig
-from sandbox.validation import validate_task
-from sandbox.workdirs import check_outside_repo, default_work_root
+from sandbox.validation import validate_tasks
+from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite
 from task_defs.loader import select
 
@@ -80,32 +78,23 @@ def cmd_validate(args) -> int:
     tasks = select(suite, args.tasks)
     cfg = _isolation(args)
     base = Path(args.work) if args.work else default_work_root()
-    base.mkdir(parents=True, exist_ok=True)
-    root = check_outside_repo(Path(tempfile.mkdtemp(prefix=f"validate-{time.strftime('%Y%m%d-%H%M%S')}-", dir=base)))
-    os.chmod(root, 0o755)
     print(f"validating {len(tasks)} tasks of suite {suite.name} ({suite.fingerprint[:16]}), "
           f"isolation {cfg.resolve()}, {args.workers} workers", file=sys.stderr)
     bar = Progress(len(tasks), "validate")
-    results = []
+
+    def show(v) -> None:
+        bar.step(v.status == "ok")
+        print(f"{v.status.upper():7} {v.task_id:22} {v.duration_s:5.1f}s  {v.reason}", flush=True)
+
     start = time.monotonic()
-    with ThreadPoolExecutor(max_workers=args.workers) as pool:
-        futures = {pool.submit(validate_task, t, root, cfg, args.keep_work): t for t in tasks}
-        for fut in as_completed(futures):
-            v = fut.result()
-            results.append(v)
-            bar.step(v.status == "ok")
-            print(f"{v.status.upper():7} {v.task_id:22} {v.duration_s:5.1f}s  {v.reason}", flush=True)
+    results = validate_tasks(tasks, base, cfg, args.workers, args.keep_work, on_result=show)
     counts = {s: sum(v.status == s for v in results) for s in ("ok", "fail", "skipped")}
     print(f"{counts['ok']} ok, {counts['fail']} failed, {counts['skipped']} skipped of {len(results)} tasks "
           f"in {time.monotonic() - start:.1f}s; suite fingerprint {suite.fingerprint}")
-    if not args.keep_work and not counts["fail"]:
-        import shutil
-        shutil.rmtree(root, ignore_errors=True)
-    elif counts["fail"]:
-        print(f"work folders of failed tasks kept under {root}", file=sys.stderr)
-    if counts["fail"] or (args.strict and counts["skipped"]):
+    if counts["fail"]:
+        print(f"work folders of failed tasks kept under {base}", file=sys.stderr)
         return 1
-    return 0
+    return 1 if args.strict and counts["skipped"] else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -13,7 +16,7 @@ from sandbox.grading import Grade, grade, missing_requirements
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS
 from sandbox.runner import run_session
-from sandbox.workdirs import copy_tree_into, fresh_dir, private_copy
+from sandbox.workdirs import check_outside_repo, copy_tree_into, fresh_dir, private_copy
 
 SOLVE_SCRIPT = "solve.sh"
 
@@ -92,3 +95,30 @@ def validate_task(task: Task, work_root: Path, cfg: IsolationConfig | None = Non
     status = "fail" if problems else "ok"
     reason = "; ".join(problems) or f"untouched={untouched.outcome} reference=pass"
     return Validation(task.id, status, reason, untouched, reference, time.monotonic() - start)
+
+
+def validate_tasks(
+    tasks: list[Task],
+    work_base: Path,
+    cfg: IsolationConfig | None = None,
+    workers: int = 2,
+    keep_work: bool = False,
+    on_result=None,
+) -> list[Validation]:
+    """Validate tasks in parallel under a fresh folder in `work_base`; `on_result` sees each as it lands."""
+    work_base = Path(work_base)
+    work_base.mkdir(parents=True, exist_ok=True)
+    root = check_outside_repo(Path(tempfile.mkdtemp(prefix=f"validate-{time.strftime('%Y%m%d-%H%M%S')}-", dir=work_base)))
+    os.chmod(root, 0o755)
+    results: list[Validation] = []
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(validate_task, t, root, cfg, keep_work) for t in tasks]
+        for fut in as_completed(futures):
+            v = fut.result()
+            results.append(v)
+            if on_result:
+                on_result(v)
+    if not keep_work and all(v.status != "fail" for v in results):
+        shutil.rmtree(root, ignore_errors=True)
+    order = {t.id: i for i, t in enumerate(tasks)}
+    return sorted(results, key=lambda v: order[v.task_id])

@@ -1,0 +1,38 @@
+# Everything a fresh machine (Python 3.11, Node 20, apt) needs is installed by these targets, idempotently.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+STAMP := $(VENV)/.installed
+APT_PACKAGES := bubblewrap zip unzip git
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup system-packages demo test test-all bench ui clean
+
+setup: system-packages $(STAMP)
+
+system-packages:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: setup
+	$(VENV)/bin/kbench validate
+
+test: setup
+	@$(VENV)/bin/python -m pytest -q; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
+
+bench: setup
+	$(VENV)/bin/python bench/validate_wall.py
+	$(VENV)/bin/python bench/sandbox_overhead.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,1 @@
+"""Thin Dagster assets: each one calls the same functions the CLI calls."""

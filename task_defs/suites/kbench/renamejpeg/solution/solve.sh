@@ -1,0 +1,7 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+# Regular files only (-type f), hidden ones included, names with spaces kept whole; only the final
+# ".jpeg" is replaced.
+find photos -type f -name '*.jpeg' -print0 |
+while IFS= read -r -d '' f; do
+    mv -n -- "$f" "${f%.jpeg}.jpg"
+done
