@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kbench_dagster.progress import Progress
 from sandbox.isolation import IsolationConfig
+from sandbox.limits import GB, TEST_LIMITS, Limits
 from sandbox.validation import validate_tasks
 from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite
@@ -22,6 +23,10 @@ def _isolation(args) -> IsolationConfig:
         print("warning: bubblewrap (bwrap) not found or disabled: sessions run without isolation; "
               "install it with `apt-get install bubblewrap`", file=sys.stderr)
     return cfg
+
+
+def _test_limits(args) -> Limits:
+    return TEST_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs)
 
 
 def cmd_list(args) -> int:
@@ -87,7 +92,8 @@ def cmd_validate(args) -> int:
         print(f"{v.status.upper():7} {v.task_id:22} {v.duration_s:5.1f}s  {v.reason}", flush=True)
 
     start = time.monotonic()
-    results = validate_tasks(tasks, base, cfg, args.workers, args.keep_work, on_result=show)
+    results = validate_tasks(tasks, base, cfg, args.workers, args.keep_work, on_result=show,
+                             test_limits=_test_limits(args))
     counts = {s: sum(v.status == s for v in results) for s in ("ok", "fail", "skipped")}
     print(f"{counts['ok']} ok, {counts['fail']} failed, {counts['skipped']} skipped of {len(results)} tasks "
           f"in {time.monotonic() - start:.1f}s; suite fingerprint {suite.fingerprint}")
@@ -120,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
     s.add_argument("--keep-work", action="store_true")
     s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.add_argument("--rss-limit-gb", type=float, default=TEST_LIMITS.rss_limit_bytes / GB,
+                   help="memory watchdog: kill a process above this resident size (default 2)")
+    s.add_argument("--max-procs", type=int, default=TEST_LIMITS.max_procs,
+                   help="process watchdog: kill the session above this many processes (default 200)")
     s.set_defaults(func=cmd_validate)
     return p
 

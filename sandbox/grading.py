@@ -61,6 +61,7 @@ def grade(
     cfg: IsolationConfig | None = None,
     limits: Limits | None = None,
     log_path: Path | None = None,
+    timeout_s: float | None = None,
 ) -> Grade:
     """Run the hidden test against `workdir`; the test is copied in only now, outside the work folder."""
     start = time.monotonic()
@@ -79,7 +80,7 @@ def grade(
     try:
         test_file = hidden / TEST_MOUNT_NAME / Path(task.test).name
         nonce = secrets.token_hex(16)
-        limits = limits or TEST_LIMITS.with_(timeout_s=float(task.test_timeout))
+        limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
         result = run_session(
             [sandbox_python(), "-B", "-E", "-s", str(test_file)], workdir, limits=limits, cfg=cfg,
             output_path=output_path, ro_binds=[hidden], log_path=log_path, label=f"test:{task.id}",

@@ -14,7 +14,7 @@ from typing import Literal
 from task_defs.models import Task
 from sandbox.grading import Grade, grade, missing_requirements
 from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS
+from sandbox.limits import AGENT_LIMITS, Limits
 from sandbox.runner import run_session
 from sandbox.workdirs import check_outside_repo, copy_tree_into, fresh_dir, private_copy
 
@@ -69,7 +69,13 @@ class Validation:
     duration_s: float = 0.0
 
 
-def validate_task(task: Task, work_root: Path, cfg: IsolationConfig | None = None, keep_work: bool = False) -> Validation:
+def validate_task(
+    task: Task,
+    work_root: Path,
+    cfg: IsolationConfig | None = None,
+    keep_work: bool = False,
+    test_limits: Limits | None = None,
+) -> Validation:
     start = time.monotonic()
     missing = missing_requirements(task)
     if missing:
@@ -77,10 +83,10 @@ def validate_task(task: Task, work_root: Path, cfg: IsolationConfig | None = Non
     base = Path(work_root) / task.id
     try:
         untouched_dir = prepare_workdir(task, base / "untouched", cfg)
-        untouched = grade(task, untouched_dir, output_path=base / "untouched.tests.txt", cfg=cfg)
+        untouched = grade(task, untouched_dir, output_path=base / "untouched.tests.txt", cfg=cfg, limits=test_limits)
         reference_dir = prepare_workdir(task, base / "reference", cfg)
         apply_reference(task, reference_dir, cfg)
-        reference = grade(task, reference_dir, output_path=base / "reference.tests.txt", cfg=cfg)
+        reference = grade(task, reference_dir, output_path=base / "reference.tests.txt", cfg=cfg, limits=test_limits)
     except PrepareError as exc:
         return Validation(task.id, "fail", str(exc), duration_s=time.monotonic() - start)
     problems = []
@@ -104,6 +110,7 @@ def validate_tasks(
     workers: int = 2,
     keep_work: bool = False,
     on_result=None,
+    test_limits: Limits | None = None,
 ) -> list[Validation]:
     """Validate tasks in parallel under a fresh folder in `work_base`; `on_result` sees each as it lands."""
     work_base = Path(work_base)
@@ -112,7 +119,7 @@ def validate_tasks(
     os.chmod(root, 0o755)
     results: list[Validation] = []
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(validate_task, t, root, cfg, keep_work) for t in tasks]
+        futures = [pool.submit(validate_task, t, root, cfg, keep_work, test_limits) for t in tasks]
         for fut in as_completed(futures):
             v = fut.result()
             results.append(v)

@@ -5,7 +5,6 @@ import pytest
 from conftest import ISOLATIONS, SQUARE_TOML, fresh, write_task
 from sandbox.grading import grade
 from sandbox.isolation import IsolationConfig
-from sandbox.limits import TEST_LIMITS
 from task_defs import load_suite
 
 AGENT_FILES = {
@@ -51,7 +50,7 @@ def test_timeout_when_agent_code_never_returns(square_suite, work):
     task = load_suite(square_suite).get("square")
     wd = fresh(work / "loop")
     (wd / "sq.py").write_text("def square(x):\n    while True:\n        pass\n")
-    g = grade(task, wd, limits=TEST_LIMITS.with_(timeout_s=2))
+    g = grade(task, wd, timeout_s=2)
     assert g.outcome == "timeout"
     assert g.session.session_killed == "timeout"
 

@@ -93,25 +93,37 @@ def run(args, stdin=None, timeout=20, env=None):
 
 
 def node(filename, expr, timeout=20):
-    """Require the agent's JS file as `m`, evaluate `expr`, return its JSON value."""
+    """Require the agent's JS file as `m`, evaluate `expr`, return its JSON value.
+
+    The value travels on a marked line, so anything the agent's module prints cannot garble it.
+    """
     script = (
         "let m; try { m = require(%s); } catch (e) { console.error(String(e && e.stack || e)); process.exit(97); }\n"
-        "Promise.resolve().then(() => (%s)).then(v => { process.stdout.write(JSON.stringify({v: v === undefined ? null : v})); },"
-        " e => { process.stdout.write(JSON.stringify({err: String(e && e.message || e)})); });\n"
-    ) % (json.dumps(path(filename)), expr)
+        "const send = (o) => process.stdout.write('\\n' + %s + JSON.stringify(o) + '\\n');\n"
+        "Promise.resolve().then(() => (%s)).then(v => send({v: v === undefined ? null : v}),"
+        " e => send({err: String(e && e.message || e), name: String(e && e.name || 'Error')}));\n"
+    ) % (json.dumps(path(filename)), json.dumps(_NODE_MARK), expr)
     rc, out, err = run(["node", "-e", script], timeout=timeout)
     if rc == 97:
         raise Crash("cannot load %s: %s" % (filename, err.strip()[-400:]))
-    if rc != 0:
-        raise Crash("node failed (%s): %s" % (rc, err.strip()[-400:]))
-    data = json.loads(out)
+    marked = [ln for ln in out.splitlines() if ln.startswith(_NODE_MARK)]
+    if rc != 0 or not marked:
+        raise Crash("node failed (exit %s): %s" % (rc, err.strip()[-400:]))
+    data = json.loads(marked[-1][len(_NODE_MARK):])
     if "err" in data:
-        raise Thrown(data["err"])
+        raise Thrown(data["err"], data.get("name", "Error"))
     return data["v"]
 
 
+_NODE_MARK = "KBNODE-VALUE:"
+
+
 class Thrown(Exception):
-    """A JavaScript function threw; tests that expect an error catch this."""
+    """A JavaScript function threw; tests that expect an error catch this (`.name` is e.g. "TypeError")."""
+
+    def __init__(self, message, name="Error"):
+        super().__init__(message)
+        self.name = name
 
 
 def case(fn):

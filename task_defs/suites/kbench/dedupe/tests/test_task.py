@@ -1,0 +1,89 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+import os
+import pathlib
+import tempfile
+
+import kbtest as kb
+
+m = kb.load("dedupe.py")
+find = kb.func(m, "find_duplicates")
+
+
+def build(tree):
+    """A fresh temp folder holding tree: relative path -> bytes."""
+    root = tempfile.mkdtemp(prefix="dedupe-")
+    for rel, data in tree.items():
+        full = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as fh:
+            fh.write(data)
+    return root
+
+
+@kb.case
+def one_pair():
+    root = build({"a.txt": b"hello\n", "b.txt": b"hello\n", "c.txt": b"world\n"})
+    kb.eq(find(root), [["a.txt", "b.txt"]], "find_duplicates")
+
+
+@kb.case
+def recursive_groups_sorted():
+    root = build({
+        "z.bin": b"\x00\x01\x02" * 100,
+        "sub/x.bin": b"\x00\x01\x02" * 100,
+        "sub/deeper/y.bin": b"\x00\x01\x02" * 100,
+        "m1": b"same text",
+        "n/m2": b"same text",
+        "n/unique": b"only once",
+        "b/q": b"pair two",
+        "a/q": b"pair two",
+    })
+    want = [["a/q", "b/q"], ["m1", "n/m2"], ["sub/deeper/y.bin", "sub/x.bin", "z.bin"]]
+    kb.eq(find(root), want, "find_duplicates")
+
+
+@kb.case
+def content_not_size_or_name():
+    root = build({
+        "one": b"abcdefgh",
+        "two": b"abcdefgX",
+        "three": b"Xbcdefgh",
+        "dir1/same.txt": b"first",
+        "dir2/same.txt": b"other",
+    })
+    kb.eq(find(root), [], "same sizes / same names but different content")
+
+
+@kb.case
+def empty_files_ignored():
+    root = build({"e1": b"", "e2": b"", "d/e3": b"", "x": b"1", "y": b"1"})
+    kb.eq(find(root), [["x", "y"]], "find_duplicates with empty files")
+    empty = tempfile.mkdtemp(prefix="dedupe-empty-")
+    kb.eq(find(empty), [], "an empty folder")
+
+
+@kb.case
+def hidden_files_and_path_objects():
+    root = build({".config": b"data", "a/.hidden": b"data", "visible": b"data", "c": b"x"})
+    want = [[".config", "a/.hidden", "visible"]]
+    kb.eq(find(root), want, "find_duplicates(str)")
+    kb.eq(find(pathlib.Path(root)), want, "find_duplicates(pathlib.Path)")
+
+
+@kb.case
+def symlinks_skipped():
+    root = build({"real.txt": b"linked content", "other/copy.txt": b"linked content", "solo": b"solo"})
+    os.symlink(os.path.join(root, "solo"), os.path.join(root, "link_to_solo"))
+    os.symlink(os.path.join(root, "other"), os.path.join(root, "dirlink"))
+    os.symlink("real.txt", os.path.join(root, "rel_link"))
+    kb.eq(find(root), [["other/copy.txt", "real.txt"]], "find_duplicates with symlinks present")
+
+
+@kb.case
+def larger_files():
+    big = os.urandom(1 << 20)
+    root = build({"big1": big, "nested/big2": big, "big3": big[:-1] + bytes([big[-1] ^ 1])})
+    kb.eq(find(root), [["big1", "nested/big2"]], "find_duplicates on 1 MiB files")
+
+
+kb.main()

@@ -1,0 +1,69 @@
+"""The kbench CLI as a user runs it."""
+
+import shutil
+import subprocess
+import sys
+
+from conftest import REPO, SQUARE_TOML, write_task
+from kbench_dagster.cli import main
+
+KBENCH = [sys.executable, "-m", "kbench_dagster.cli"]
+
+
+def test_list_markdown(capsys):
+    assert main(["list", "--markdown", "--tasks", "repair"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("| id | category | tier |")
+    assert len(out) == 2 + 3 and all("| repair |" in row for row in out[2:])
+
+
+def test_show_hides_the_test_unless_all(capsys):
+    assert main(["show", "fizz"]) == 0
+    plain = capsys.readouterr().out
+    assert "fizzbuzz(n)" in plain and "hidden test" not in plain
+    assert main(["show", "fizz", "--all"]) == 0
+    full = capsys.readouterr().out
+    assert "--- hidden test: test_task.py" in full and "--- reference: fizz.py" in full
+
+
+def test_unknown_task_and_selection_give_clear_errors(capsys):
+    assert main(["show", "nosuch"]) == 2
+    assert "no task 'nosuch'" in capsys.readouterr().err
+    assert main(["list", "--tasks", "fizz,bogus"]) == 2
+    assert "'bogus' is not a task id, category or tier" in capsys.readouterr().err
+
+
+def test_broken_task_file_names_file_and_field(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    write_task(suite, "square", SQUARE_TOML.format(id="square").replace('tier = "easy"', 'tier = 3'),
+               {"tests/test_task.py": "x = 1\n", "solution/sq.py": "x = 1\n"})
+    assert main(["--suite", str(suite), "list"]) == 2
+    err = capsys.readouterr().err
+    assert "square/task.toml: field 'tier'" in err
+
+
+def test_validate_reports_failures_and_exits_nonzero(tmp_path, work, capsys):
+    suite = tmp_path / "suite"
+    good_test = "import kbtest as kb\nm = kb.load('sq.py')\n\n@kb.case\ndef c():\n    kb.eq(m.square(3), 9)\n\nkb.main()\n"
+    write_task(suite, "square", SQUARE_TOML.format(id="square"),
+               {"tests/test_task.py": good_test, "solution/sq.py": "def square(x):\n    return x * x\n"})
+    write_task(suite, "badref", SQUARE_TOML.format(id="badref"),
+               {"tests/test_task.py": good_test, "solution/sq.py": "def square(x):\n    return 0\n"})
+    rc = main(["--suite", str(suite), "validate", "--work", str(work), "--workers", "2"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "OK      square" in out and "FAIL    badref" in out and "reference solution gets 'wrong'" in out
+    assert "1 ok, 1 failed, 0 skipped of 2 tasks" in out
+
+
+def test_whole_suite_validates(work):
+    """The main job: every one of the 65 hidden tests fails untouched and passes on the reference."""
+    cp = subprocess.run(KBENCH + ["validate", "--work", str(work)], capture_output=True, text=True, cwd=REPO)
+    summary = cp.stdout.strip().splitlines()[-1]
+    assert cp.returncode == 0, cp.stdout[-3000:] + cp.stderr[-2000:]
+    ok, skipped = int(summary.split()[0]), int(summary.split()[4])
+    assert ok + skipped == 65, summary
+    if shutil.which("nvidia-smi") is None:
+        assert skipped == 1 and "SKIPPED gpuname" in cp.stdout and "requires nvidia-smi" in cp.stdout
+    else:
+        assert skipped == 0
