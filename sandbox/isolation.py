@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -81,6 +82,8 @@ def bwrap_argv(
             "--unshare-uts", "--unshare-cgroup-try", "--hostname", "kbench"]
     argv += _system_binds()
     argv += ["--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp"]
+    for dev in sorted(glob.glob("/dev/nvidia*")):  # GPU device nodes, so nvidia-smi works inside
+        argv += ["--dev-bind", dev, dev]
     made: set[str] = {"/", "/tmp"}
     argv += _parents(INSIDE_HOME, made) + ["--bind", str(home), INSIDE_HOME]
     for p in list(cfg.extra_ro_binds) + [str(b) for b in ro_binds]:

@@ -52,6 +52,12 @@ def read(name):
         return fh.read()
 
 
+def read_bytes(name):
+    """The file exactly as written: line endings and encoding untouched."""
+    with open(path(name), "rb") as fh:
+        return fh.read()
+
+
 def exists(name):
     return os.path.exists(path(name))
 

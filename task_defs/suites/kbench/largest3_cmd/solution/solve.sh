@@ -1,0 +1,3 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+# Apparent sizes (%s), regular files only, hidden ones included; names may contain spaces.
+find data -type f -printf '%s\t%p\n' | sort -t "$(printf '\t')" -k1,1nr | head -n 3 | cut -f2- > answer.txt
