@@ -98,7 +98,6 @@ def cmd_validate(args) -> int:
     print(f"{counts['ok']} ok, {counts['fail']} failed, {counts['skipped']} skipped of {len(results)} tasks "
           f"in {time.monotonic() - start:.1f}s; suite fingerprint {suite.fingerprint}")
     if counts["fail"]:
-        print(f"work folders of failed tasks kept under {base}", file=sys.stderr)
         return 1
     return 1 if args.strict and counts["skipped"] else 0
 

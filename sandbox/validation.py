@@ -98,6 +98,8 @@ def validate_task(
         problems.append(f"the reference solution gets {reference.outcome!r} {reference.detail}\n{tail}")
     if not keep_work and not problems:
         shutil.rmtree(base, ignore_errors=True)
+    if problems:
+        problems.append(f"work folders kept in {base}")
     status = "fail" if problems else "ok"
     reason = "; ".join(problems) or f"untouched={untouched.outcome} reference=pass"
     return Validation(task.id, status, reason, untouched, reference, time.monotonic() - start)

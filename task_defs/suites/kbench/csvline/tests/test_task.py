@@ -13,6 +13,14 @@ def check(line, want):
     kb.eq(split(line), want, "split_csv_line(%r)" % line)
 
 
+def raises_for(exc_types, fn, *args):
+    """kb.raises, naming the call in the failure message."""
+    try:
+        kb.raises(exc_types, fn, *args)
+    except AssertionError as exc:
+        raise AssertionError("%s(%s): %s" % (fn.__name__, ", ".join(repr(a) for a in args), exc)) from None
+
+
 @kb.case
 def plain_fields():
     check("a,b,c", ["a", "b", "c"])
@@ -49,7 +57,7 @@ def quoted_fields():
 @kb.case
 def malformed_lines_raise_value_error():
     for line in ['"abc', 'a,"b', '"a"b', 'ab"c', '"a""', ' "x"', '"a" ,b', 'x,y"', '"a","b', '"""']:
-        kb.raises(ValueError, split, line)
+        raises_for(ValueError, split, line)
 
 
 def _encode(field, rng):

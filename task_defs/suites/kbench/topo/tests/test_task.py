@@ -41,6 +41,14 @@ def check(tasks, deps, want):
         len(tasks), at, want[at:at + 3], got[at:at + 3]))
 
 
+def raises_for(exc_types, fn, *args):
+    """kb.raises, naming the call in the failure message."""
+    try:
+        kb.raises(exc_types, fn, *args)
+    except AssertionError as exc:
+        raise AssertionError("%s(%s): %s" % (fn.__name__, ", ".join(repr(a) for a in args), exc)) from None
+
+
 @kb.case
 def small_orders():
     check(["c", "b", "a"], [], ["a", "b", "c"])
@@ -74,9 +82,9 @@ def cycles_give_none():
 
 @kb.case
 def bad_input_raises():
-    kb.raises(ValueError, topo, ["a", "b", "a"], [])
-    kb.raises(ValueError, topo, ["a", "b"], [("a", "z")])
-    kb.raises(ValueError, topo, ["a", "b"], [("q", "b")])
+    raises_for(ValueError, topo, ["a", "b", "a"], [])
+    raises_for(ValueError, topo, ["a", "b"], [("a", "z")])
+    raises_for(ValueError, topo, ["a", "b"], [("q", "b")])
 
 
 @kb.case

@@ -100,7 +100,7 @@ def dead_ends_do_not_explode():
         ("a" * 150 + "b", ["a", "aa", "aaa", "aaaa", "aaaaa"]),
         ("ab" * 99 + "c", ["a", "b", "ab"]),
         ("a" * 120 + "b" + "aaa", ["a", "aa", "aaa", "a" * 120 + "b"]),
-        ("x" * 190 + "y" * 10, ["x", "xx", "xxx", "y" * 10, "x" * 190]),
+        ("x" * 190 + "y" * 10, ["x", "xx", "xxx", "y" * 10 + "z", "x" * 190 + "y" * 10]),
     ]
     try:
         rc, out, err = kb.run([sys.executable, "-B", "-E", "-s", "-c", CHILD], stdin=json.dumps(cases), timeout=10)
