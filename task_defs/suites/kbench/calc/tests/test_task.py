@@ -23,7 +23,7 @@ def raises_for(exc_types, fn, *args):
     try:
         kb.raises(exc_types, fn, *args)
     except AssertionError as exc:
-        raise AssertionError("%s(%s): %s" % (fn.__name__, ", ".join(repr(a) for a in args), exc)) from None
+        raise AssertionError("%s(%s): %s" % (getattr(fn, "__name__", "call"), ", ".join(repr(a) for a in args), exc)) from None
 
 
 @kb.case
