@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 from kbench_dagster.progress import Progress
 from sandbox.isolation import IsolationConfig
-from sandbox.limits import GB, TEST_LIMITS, Limits
+from sandbox.conditions import select_conditions
+from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
+from sandbox.runs import RunSpec, Runner, plan
+from kbench_dagster import report
 from sandbox.validation import validate_tasks
 from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite
 from task_defs.loader import select
+
+
+DEFAULT_URL = "http://127.0.0.1:8093/v1"
 
 
 def _isolation(args) -> IsolationConfig:
@@ -102,6 +109,53 @@ def cmd_validate(args) -> int:
     return 1 if args.strict and counts["skipped"] else 0
 
 
+def cmd_run(args) -> int:
+    suite = load_suite(args.suite)
+    tasks = select(suite, args.tasks)
+    conds = select_conditions(args.conds, args.thinking, args.max_tokens, args.extension)
+    cfg = _isolation(args)
+    spec = RunSpec(
+        run_id=_run_id(args.run_id), model=args.model, conds=conds, tasks=tasks, url=args.url, seeds=args.seeds,
+        workers=args.workers, timeout_s=args.timeout, agent=args.agent, tool_format=args.tool_format,
+        runs_root=Path(args.runs), work_root=Path(args.work) if args.work else None, pi_path=args.pi,
+        keep_work=args.keep_work, api_key=os.environ.get("KBENCH_API_KEY"), isolation=cfg,
+        limits=AGENT_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs),
+    )
+    total = len(tasks) * len(conds) * args.seeds
+    print(f"run {spec.run_id}: {len(tasks)} tasks x {len(conds)} conditions x {args.seeds} seeds = {total}, "
+          f"agent {args.agent}, model {args.model} at {args.url}, {args.workers} workers", file=sys.stderr)
+    runner = Runner(spec, suite)
+    bar = None
+
+    def show(r: dict) -> None:
+        bar.step(r["outcome"] == "pass")
+        extra = f" ({r.get('infra_error', '')[:80]})" if r["outcome"] == "infra" else ""
+        print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
+              f"turns {r.get('turns', 0)}{extra}", flush=True)
+
+    runner.on_result = show
+    done_before = sum(1 for a in plan(spec) if (Path(args.runs) / spec.run_id / a.key / "result.json").exists())
+    bar = Progress(total - done_before, "run")
+    if done_before:
+        print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
+    summary = runner.run()
+    print(f"ran {summary['ran']}, already done {summary['already_done']}, planned {summary['planned']}; "
+          f"records in {Path(args.runs) / spec.run_id}", file=sys.stderr)
+    print(report.render(spec.run_id, report.load_results(Path(args.runs), spec.run_id)))
+    return 0
+
+
+def _run_id(value: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", value):
+        raise ValueError(f"RUNID {value!r}: use letters, digits, '.', '_' and '-' only")
+    return value
+
+
+def cmd_report(args) -> int:
+    print(report.render(args.run_id, report.load_results(Path(args.runs), _run_id(args.run_id))))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
     p.add_argument("--suite", default="kbench", help="suite name or folder (default kbench)")
@@ -130,6 +184,35 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-procs", type=int, default=TEST_LIMITS.max_procs,
                    help="process watchdog: kill the session above this many processes (default 200)")
     s.set_defaults(func=cmd_validate)
+
+    s = sub.add_parser("run", help="an agent does the tasks against a model server; each folder is graded")
+    s.add_argument("run_id", metavar="RUNID")
+    s.add_argument("--model", required=True, help="model id as the server knows it")
+    s.add_argument("--url", default=DEFAULT_URL, help=f"OpenAI-compatible base URL (default {DEFAULT_URL})")
+    s.add_argument("--conds", help="conditions, comma-separated (default base,think,base8k)")
+    s.add_argument("--tasks", help=tasks_help)
+    s.add_argument("--seeds", type=int, default=1)
+    s.add_argument("--workers", type=int, default=1, help="agents at once (the server needs as many slots)")
+    s.add_argument("--timeout", type=float, default=600, help="seconds per agent session (default 600)")
+    s.add_argument("--thinking", choices=["off", "medium"])
+    s.add_argument("--max-tokens", type=int)
+    s.add_argument("--extension", help="a pi extension, for the ext and ext_think conditions")
+    s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
+    s.add_argument("--runs", default="runs", help="where records go (default ./runs)")
+    s.add_argument("--pi", help="a pi installation (a path inside its node_modules); default the pinned one")
+    s.add_argument("--keep-work", action="store_true")
+    s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
+    s.add_argument("--tool-format", choices=["native", "text", "auto"], default="auto",
+                   help="builtin: accept native tool calls, calls written as text, or both (default)")
+    s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
+    s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("report", help="the tables of one run")
+    s.add_argument("run_id", metavar="RUNID")
+    s.add_argument("--runs", default="runs")
+    s.set_defaults(func=cmd_report)
     return p
 
 

@@ -74,7 +74,7 @@ def bwrap_argv(
     home: Path,
     tmp: Path,
     cfg: IsolationConfig,
-    ro_binds: list[Path] = (),
+    ro_binds: list[Path | tuple[Path, str]] = (),
     env: dict[str, str] | None = None,
 ) -> list[str]:
     """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc."""
@@ -86,8 +86,9 @@ def bwrap_argv(
         argv += ["--dev-bind", dev, dev]
     made: set[str] = {"/", "/tmp"}
     argv += _parents(INSIDE_HOME, made) + ["--bind", str(home), INSIDE_HOME]
-    for p in list(cfg.extra_ro_binds) + [str(b) for b in ro_binds]:
-        argv += _parents(str(p), made) + ["--ro-bind", str(p), str(p)]
+    for b in list(cfg.extra_ro_binds) + list(ro_binds):
+        src, dest = (str(b[0]), b[1]) if isinstance(b, tuple) else (str(b), str(b))
+        argv += _parents(dest, made) + ["--ro-bind", src, dest]
     argv += _parents(str(workdir), made)
     argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--clearenv"]
     for k, v in (env or {}).items():

@@ -92,7 +92,7 @@ def run_session(
     cfg: IsolationConfig | None = None,
     env: dict[str, str] | None = None,
     output_path: Path | None = None,
-    ro_binds: list[Path] = (),
+    ro_binds: list[Path | tuple[Path, str]] = (),  # read-only, at the same path or (source, path inside)
     log_path: Path | None = None,
     label: str = "session",
     stdin_data: bytes | None = None,

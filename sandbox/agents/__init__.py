@@ -1,0 +1,1 @@
+"""Agent adapters: pi (the npm coding agent, run inside the sandbox) and builtin (our own tool loop)."""

@@ -1,0 +1,185 @@
+"""Our own minimal tool-calling agent: the openai client (streaming), four tools, the same limits and records."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import openai
+
+from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.textcalls import parse_text_calls
+from sandbox.agents.tools import TOOL_SCHEMAS, ToolBox, ToolError, check_call
+from sandbox.conditions import Condition
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import Limits
+
+ToolFormat = Literal["native", "text", "auto"]
+SYSTEM_PROMPT = (Path(__file__).parent / "SYSTEM.md").read_text(encoding="utf-8")
+MAX_TURNS = 200
+INFRA_ERRORS = (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
+                openai.RateLimitError)
+
+
+class BrokenReply(Exception):
+    """The server's reply could not be read (malformed JSON, a stream cut short): an infra failure."""
+
+
+@dataclass
+class BuiltinAgent:
+    url: str
+    model: str
+    api_key: str = "none"
+    tool_format: ToolFormat = "auto"
+    request_timeout_s: float = 600.0
+
+    def client(self) -> openai.OpenAI:
+        return openai.OpenAI(base_url=self.url, api_key=self.api_key or "none", max_retries=0,
+                             timeout=self.request_timeout_s)
+
+    def _request(self, client, messages, cond: Condition) -> dict:
+        extra = {"chat_template_kwargs": {"enable_thinking": cond.thinking != "off"}}
+        if cond.thinking != "off":
+            extra["thinking_budget_tokens"] = cond.thinking_budget
+        stream = client.chat.completions.create(
+            model=self.model, messages=messages, tools=TOOL_SCHEMAS, stream=True,
+            stream_options={"include_usage": True}, max_tokens=cond.max_tokens, extra_body=extra)
+        content, reasoning, calls, finish, usage = [], [], {}, None, None
+        try:
+            for chunk in stream:
+                if getattr(chunk, "usage", None):
+                    usage = chunk.usage
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is not None:
+                        if delta.content:
+                            content.append(delta.content)
+                        r = getattr(delta, "reasoning_content", None)
+                        if r:
+                            reasoning.append(r)
+                        for tc in delta.tool_calls or []:
+                            slot = calls.setdefault(tc.index, {"id": None, "name": "", "arguments": ""})
+                            if tc.id:
+                                slot["id"] = tc.id
+                            if tc.function and tc.function.name:
+                                slot["name"] += tc.function.name
+                            if tc.function and tc.function.arguments:
+                                slot["arguments"] += tc.function.arguments
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise BrokenReply(f"malformed reply from the server: {exc}") from exc
+        if finish is None:
+            raise BrokenReply("the reply stream ended without a finish reason (cut short)")
+        return {"content": "".join(content), "reasoning": "".join(reasoning), "calls": [calls[i] for i in sorted(calls)],
+                "finish": finish, "usage": usage}
+
+    def run(self, prompt: str, workdir: Path, cond: Condition, cfg: IsolationConfig, limits: Limits,
+            events: EventLog, log_path: Path | None = None) -> SessionStats:
+        """One agent session on one prompt; never raises for model or server trouble, it records it."""
+        stats = SessionStats()
+        start = time.monotonic()
+        tools = ToolBox(Path(workdir), cfg, limits, deadline=start + limits.timeout_s, log_path=log_path)
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+        events.write({"type": "prompt", "agent": "builtin", "text": prompt})
+        client = self.client()
+        try:
+            for _ in range(MAX_TURNS):
+                if time.monotonic() - start > limits.timeout_s:
+                    stats.stop_reason = "timeout"
+                    break
+                try:
+                    reply = self._request(client, messages, cond)
+                except INFRA_ERRORS + (BrokenReply,) as exc:
+                    stats.infra_error = f"{type(exc).__name__}: {exc}"[:500]
+                    stats.stop_reason = "error"
+                    events.write({"type": "error", "infra": True, "message": stats.infra_error})
+                    break
+                except openai.APIStatusError as exc:
+                    stats.server_error = f"HTTP {exc.status_code}: {exc.message}"[:500]
+                    stats.stop_reason = "error"
+                    events.write({"type": "error", "infra": False, "message": stats.server_error})
+                    break
+                if not self._turn(reply, messages, stats, tools, events):
+                    break
+            else:
+                stats.stop_reason = "max_turns"
+        finally:
+            client.close()
+        stats.duration_s = time.monotonic() - start
+        stats.kills = tools.kills
+        stats.outside_writes = tools.outside_writes
+        return stats
+
+    def _turn(self, reply: dict, messages: list, stats: SessionStats, tools: ToolBox, events: EventLog) -> bool:
+        """Record one reply and run its calls; False when the session is over."""
+        stats.turns += 1
+        usage = reply["usage"]
+        if usage is not None:
+            stats.input_tokens += usage.prompt_tokens or 0
+            stats.output_tokens += usage.completion_tokens or 0
+        if reply["finish"] == "length":
+            stats.cutoffs += 1
+        content = reply["content"]
+        events.write({"type": "assistant", "content": content, "reasoning": reply["reasoning"] or None,
+                      "tool_calls": reply["calls"], "finish_reason": reply["finish"],
+                      "usage": usage.model_dump() if usage is not None else None})
+        calls = []  # (id, name, args or None, error, form)
+        for c in reply["calls"]:
+            try:
+                args = json.loads(c["arguments"] or "{}")
+                calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], args, check_call(c["name"], args), "native"))
+            except json.JSONDecodeError as exc:
+                calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], None, f"arguments are not valid JSON: {exc.msg}", "native"))
+        native = bool(calls)
+        if not calls and self.tool_format in ("text", "auto"):
+            for t in parse_text_calls(content):
+                err = t.error or check_call(t.name, t.arguments)
+                calls.append((f"text_{uuid.uuid4().hex[:8]}", t.name, t.arguments, err, "text"))
+        elif not calls and self.tool_format == "native":
+            broken = parse_text_calls(content)
+            if broken:  # it tried to call a tool, but not in the form this run accepts
+                stats.tool_format_errors += len(broken)
+                events.write({"type": "tool_format_error", "form": "text", "count": len(broken),
+                              "message": "tool call written as text; this run accepts native calls only"})
+        if not calls:
+            stats.final_message = content
+            stats.stop_reason = "length" if reply["finish"] == "length" else "stop"
+            return False
+        if native:
+            messages.append({"role": "assistant", "content": content or None, "tool_calls": [
+                {"id": cid, "type": "function", "function": {"name": name or "", "arguments": json.dumps(args) if args is not None else "{}"}}
+                for cid, name, args, _err, _f in calls]})
+        else:
+            messages.append({"role": "assistant", "content": content})
+        text_results = []
+        for cid, name, args, err, form in calls:
+            if err:
+                stats.tool_format_errors += 1
+                result, is_error = f"error: invalid tool call: {err}", True
+                events.write({"type": "tool_format_error", "form": form, "name": name, "message": err})
+            else:
+                stats.tool_calls += 1
+                stats.native_calls += form == "native"
+                stats.text_calls += form == "text"
+                events.write({"type": "tool_call", "form": form, "name": name, "args": args})
+                try:
+                    result, is_error = tools.run(name, args), False
+                except ToolError as exc:
+                    result, is_error = str(exc), True
+                    stats.tool_errors += 1
+                except OSError as exc:
+                    result, is_error = f"error: {exc}", True
+                    stats.tool_errors += 1
+                events.write({"type": "tool_result", "name": name, "is_error": is_error, "output": result[:4000]})
+            if native:
+                messages.append({"role": "tool", "tool_call_id": cid, "content": result})
+            else:
+                text_results.append(f"Result of {name}:\n{result}")
+        if text_results:
+            messages.append({"role": "user", "content": "\n\n".join(text_results)})
+        return True

@@ -1,0 +1,169 @@
+"""The pi coding agent (npm, pinned), run inside the sandbox in JSON mode; its event stream is the record."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandbox.agents.builtin import SYSTEM_PROMPT
+from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.textcalls import parse_text_calls
+from sandbox.conditions import Condition
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import MB, Limits
+from sandbox.runner import run_session
+from sandbox.workdirs import REPO_ROOT
+
+PI_PACKAGE = "@mariozechner/pi-coding-agent"
+DEFAULT_NODE_MODULES = REPO_ROOT / "node_modules"
+INSIDE_NODE_MODULES = "/opt/kbench/node_modules"
+INSIDE_AGENT_DIR = "/opt/kbench/pi-agent"
+INSIDE_EXTENSIONS = "/opt/kbench/extensions"
+# Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking.
+COMPAT = {"supportsDeveloperRole": False, "supportsReasoningEffort": False, "supportsStore": False,
+          "maxTokensField": "max_tokens", "thinkingFormat": "qwen-chat-template"}
+_INFRA = re.compile(r"connect|ECONN|socket|fetch failed|network|timed? ?out|terminated|premature|aborted|"
+                    r"\b5\d\d\b|JSON|Unexpected (token|end)|stream|EPIPE|ENOTFOUND|overloaded|unavailable", re.I)
+_FORMAT = re.compile(r"validation|invalid (argument|input|tool)|tool .*not found|unknown tool|must have required|"
+                     r"expected (string|object|array|number)", re.I)
+
+
+def node_modules_of(pi: str | Path | None) -> Path:
+    """The node_modules folder holding pi: the repo's own (npm ci), or the one around --pi PATH."""
+    if not pi:
+        root = DEFAULT_NODE_MODULES
+    else:
+        p = Path(pi).resolve()
+        root = next((a for a in [p, *p.parents] if a.name == "node_modules"), None)
+        if root is None:
+            raise ValueError(f"--pi {pi}: expected a path inside a node_modules folder that holds {PI_PACKAGE}")
+    if not (root / PI_PACKAGE / "dist" / "cli.js").is_file():
+        raise ValueError(f"pi is not installed in {root} (run `make setup`, which runs `npm ci`)")
+    return root
+
+
+def pi_version(node_modules: Path) -> str:
+    return json.loads((node_modules / PI_PACKAGE / "package.json").read_text())["version"]
+
+
+def write_pi_config(agent_dir: Path, url: str, model: str, conds: list[Condition], context_window: int = 32768) -> Path:
+    """runs/RUNID/pi-agent/: a provider kb-COND per condition, settings without compaction or retries, our prompt."""
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    providers = {
+        f"kb-{c.name}": {
+            "baseUrl": url, "api": "openai-completions", "apiKey": "KBENCH_PI_KEY", "compat": COMPAT,
+            "models": [{"id": model, "name": model, "contextWindow": context_window, "maxTokens": c.max_tokens,
+                        "reasoning": c.thinking != "off", "input": ["text"]}],
+        }
+        for c in conds
+    }
+    (agent_dir / "models.json").write_text(json.dumps({"providers": providers}, indent=2))
+    (agent_dir / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}, "retry": {"enabled": False}}, indent=2))
+    (agent_dir / "SYSTEM.md").write_text(SYSTEM_PROMPT)
+    agent_dir.chmod(0o755)
+    for f in agent_dir.iterdir():
+        f.chmod(0o644)
+    return agent_dir
+
+
+def _text_of(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict) and part.get("type") == "text")
+
+
+def stats_from_events(lines: list[str], events: EventLog) -> SessionStats:
+    """Count what pi did from its JSON events, and copy them into events.jsonl."""
+    stats = SessionStats()
+    last_error = None
+    for line in lines:
+        try:
+            ev = json.loads(line)
+        except json.JSONDecodeError:
+            if line.strip():
+                events.write({"type": "pi_output", "text": line[:2000]})
+            continue
+        if not isinstance(ev, dict):
+            continue
+        kind = ev.get("type")
+        if kind == "message_update":
+            continue  # deltas: the message_end event carries the whole message
+        events.write({"type": "pi", "event": ev})
+        if kind == "message_end" and ev.get("message", {}).get("role") == "assistant":
+            msg = ev["message"]
+            stats.turns += 1
+            usage = msg.get("usage") or {}
+            stats.input_tokens += int(usage.get("input", 0)) + int(usage.get("cacheRead", 0))
+            stats.output_tokens += int(usage.get("output", 0))
+            reason = msg.get("stopReason", "")
+            stats.stop_reason = {"toolUse": "tool_use"}.get(reason, reason)
+            stats.cutoffs += reason == "length"
+            last_error = msg.get("errorMessage") if reason == "error" else None
+            text = _text_of(msg)
+            has_call = any(isinstance(p, dict) and p.get("type") == "toolCall" for p in msg.get("content") or [])
+            if not has_call:
+                stats.final_message = text
+                stats.tool_format_errors += len(parse_text_calls(text))  # pi cannot run calls written as text
+        elif kind == "tool_execution_end":
+            result = ev.get("result")
+            result_text = json.dumps(result)[:2000] if not isinstance(result, str) else result
+            if ev.get("isError") and _FORMAT.search(result_text):
+                stats.tool_format_errors += 1
+            else:
+                stats.tool_calls += 1
+                stats.native_calls += 1
+                stats.tool_errors += bool(ev.get("isError"))
+    if stats.stop_reason == "error":
+        message = last_error or "pi reported an error with no message"
+        if _INFRA.search(message):
+            stats.infra_error = message[:500]
+        else:
+            stats.server_error = message[:500]
+    return stats
+
+
+@dataclass
+class PiAgent:
+    url: str
+    model: str
+    agent_dir: Path  # written by write_pi_config
+    node_modules: Path = DEFAULT_NODE_MODULES
+
+    def run(self, prompt: str, workdir: Path, cond: Condition, cfg: IsolationConfig, limits: Limits,
+            events: EventLog, log_path: Path | None = None) -> SessionStats:
+        bwrap = cfg.resolve() == "bwrap"
+        modules = INSIDE_NODE_MODULES if bwrap else str(self.node_modules)
+        agent_dir = INSIDE_AGENT_DIR if bwrap else str(self.agent_dir)
+        binds: list = [(self.node_modules, INSIDE_NODE_MODULES), (self.agent_dir, INSIDE_AGENT_DIR)]
+        cmd = ["node", f"{modules}/{PI_PACKAGE}/dist/cli.js", "-p", "--no-session", "--mode", "json",
+               "--provider", f"kb-{cond.name}", "--model", self.model, "--thinking", cond.thinking]
+        if cond.extension:
+            ext = Path(cond.extension)
+            binds.append((ext.parent, INSIDE_EXTENSIONS))
+            cmd += ["--extension", f"{INSIDE_EXTENSIONS if bwrap else ext.parent}/{ext.name}"]
+        events.write({"type": "prompt", "agent": "pi", "text": prompt})
+        raw = Path(events.path).with_suffix(f".pi{events.session}.raw")
+        res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
+                          env={"PI_CODING_AGENT_DIR": agent_dir, "KBENCH_PI_KEY": "none"},
+                          output_path=raw, ro_binds=binds if bwrap else [], log_path=log_path, label="pi")
+        lines = raw.read_text(encoding="utf-8", errors="replace").splitlines() if raw.exists() else []
+        raw.unlink(missing_ok=True)
+        stats = stats_from_events(lines, events)
+        stats.duration_s = res.duration_s
+        stats.kills = sum(1 for k in res.kills if k.pid)
+        stats.outside_writes = [w for w in res.outside_writes if not w.startswith("~/.pi/")]
+        if res.timed_out:
+            stats.stop_reason = "timeout"
+            stats.infra_error = None
+        elif stats.turns == 0 and stats.infra_error is None and res.returncode != 0:
+            stats.infra_error = f"pi exited {res.returncode} before any reply: {res.tail[-400:]}"
+        events.write({"type": "pi_exit", "returncode": res.returncode, "timed_out": res.timed_out})
+        return stats
+
+
+def which_node() -> str | None:
+    return shutil.which("node")

@@ -1,0 +1,58 @@
+"""What one agent session leaves behind: counts every result.json is built from, and the event log."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class SessionStats:
+    turns: int = 0  # assistant replies
+    input_tokens: int = 0  # whole prompt per reply, cached part included
+    output_tokens: int = 0
+    cutoffs: int = 0  # replies stopped by the output cap (finish_reason length)
+    tool_calls: int = 0  # valid calls that were executed
+    tool_errors: int = 0  # executed calls that returned an error
+    tool_format_errors: int = 0  # replies that tried to call a tool but the call was not valid
+    native_calls: int = 0
+    text_calls: int = 0  # calls parsed from the reply text (fenced JSON or <tool_call> tags)
+    final_message: str = ""
+    stop_reason: str = ""  # stop | length | error | timeout | max_turns | killed
+    infra_error: str | None = None  # server unreachable or broken reply: the task goes back in the queue
+    server_error: str | None = None  # the server refused the request (4xx): recorded, not requeued
+    duration_s: float = 0.0
+    kills: int = 0
+    outside_writes: list[str] = field(default_factory=list)
+
+    def add(self, other: SessionStats) -> None:
+        """Fold a later session (the next prompt of a chain) into this one."""
+        for name in ("turns", "input_tokens", "output_tokens", "cutoffs", "tool_calls", "tool_errors",
+                     "tool_format_errors", "native_calls", "text_calls", "kills"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.duration_s += other.duration_s
+        self.outside_writes += other.outside_writes
+        self.final_message = other.final_message
+        self.stop_reason = other.stop_reason
+        self.infra_error = other.infra_error
+        self.server_error = self.server_error or other.server_error
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class EventLog:
+    """Appends JSON events (one per line) to events.jsonl, each stamped with the session index and time."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.session = 0
+        self._lock = threading.Lock()
+
+    def write(self, event: dict) -> None:
+        line = json.dumps({"t": round(time.time(), 3), "session": self.session, **event}, ensure_ascii=False)
+        with self._lock, open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")

@@ -1,0 +1,258 @@
+"""`kbench run`: every task x condition x seed through an agent in a fresh sandboxed folder, graded, recorded.
+
+The same code serves the CLI and the Dagster assets. Records are written to a `.partial` folder and renamed
+into place last, so a killed harness never leaves a result that looks finished: the same command again
+redoes exactly the attempts without a result.json.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from sandbox.agents.builtin import BuiltinAgent
+from sandbox.agents.pi import PiAgent, node_modules_of, pi_version, write_pi_config
+from sandbox.agents.record import EventLog, SessionStats
+from sandbox.conditions import Condition
+from sandbox.grading import grade, missing_requirements
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import AGENT_LIMITS, Limits
+from sandbox.records import (attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim,
+                             write_json_atomic)
+from sandbox.server_probe import describe_server, wait_for_server
+from sandbox.validation import PrepareError, prepare_workdir
+from sandbox.workdirs import check_outside_repo, default_work_root
+from task_defs.models import Suite, Task
+
+MAX_REQUEUES = 5
+RESULT = "result.json"
+
+
+@dataclass
+class RunSpec:
+    run_id: str
+    model: str
+    conds: list[Condition]
+    tasks: list[Task]
+    url: str = "http://127.0.0.1:8093/v1"
+    seeds: int = 1
+    workers: int = 1
+    timeout_s: float = 600.0
+    agent: str = "pi"  # pi | builtin
+    tool_format: str = "auto"  # builtin only: native | text | auto
+    runs_root: Path = Path("runs")
+    work_root: Path | None = None
+    pi_path: str | None = None
+    keep_work: bool = False
+    api_key: str | None = field(default=None, repr=False)  # never written anywhere
+    limits: Limits = AGENT_LIMITS
+    isolation: IsolationConfig = field(default_factory=IsolationConfig)
+    server_wait_s: float = 120.0
+
+    def settings(self) -> dict:
+        """Every setting, for the manifest: no key."""
+        return {
+            "run_id": self.run_id, "model": self.model, "url": self.url, "agent": self.agent,
+            "tool_format": self.tool_format if self.agent == "builtin" else None,
+            "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
+            "seeds": self.seeds, "workers": self.workers, "timeout_s": self.timeout_s,
+            "keep_work": self.keep_work, "api_key_set": bool(self.api_key),
+            "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
+            "sandbox_uid": self.isolation.run_as_uid if self.isolation.drops_uid else None,
+        }
+
+
+@dataclass(frozen=True)
+class Attempt:
+    cond: Condition
+    task: Task
+    seed: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.cond.name}/{self.task.id}/s{self.seed}"
+
+
+def plan(spec: RunSpec) -> list[Attempt]:
+    """Seed 1 of every task (and condition) before seed 2."""
+    return [Attempt(c, t, s) for s in range(1, spec.seeds + 1) for t in spec.tasks for c in spec.conds]
+
+
+class RunConflict(ValueError):
+    pass
+
+
+def write_manifest(spec: RunSpec, suite: Suite, run_dir: Path, pi: str | None) -> dict:
+    path = run_dir / "manifest.json"
+    manifest = {
+        "run_id": spec.run_id,
+        "settings": spec.settings(),
+        "suite": {"name": suite.name, "fingerprint": suite.fingerprint, "tasks": len(suite.tasks)},
+        "versions": environment_versions(pi),
+        "gpus": gpus(),
+        "server": describe_server(spec.url, spec.api_key),
+    }
+    if path.exists():
+        old = json.loads(path.read_text())
+        for key, what in (("model", "model"), ("agent", "agent"), ("url", "server URL")):
+            if old["settings"].get(key) != manifest["settings"][key]:
+                raise RunConflict(f"run {spec.run_id!r} was started with {what} {old['settings'].get(key)!r}, "
+                                  f"not {manifest['settings'][key]!r}; choose a new RUNID or the same settings")
+        if old["suite"]["fingerprint"] != suite.fingerprint:
+            raise RunConflict(f"run {spec.run_id!r} was started on another version of the suite "
+                              f"({old['suite']['fingerprint'][:16]}); its results would mix; choose a new RUNID")
+        manifest["resumed"] = old.get("resumed", []) + [time.strftime("%Y-%m-%dT%H:%M:%S")]
+        manifest["created"] = old.get("created")
+    else:
+        manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    write_json_atomic(path, manifest)
+    return manifest
+
+
+class Runner:
+    """Executes one run: a queue of attempts, N workers, requeue on server trouble."""
+
+    def __init__(self, spec: RunSpec, suite: Suite, on_result=None):
+        self.spec, self.suite, self.on_result = spec, suite, on_result
+        self.run_dir = Path(spec.runs_root) / spec.run_id
+        self.work_dir = check_outside_repo((spec.work_root or default_work_root()) / spec.run_id)
+        self.log_path = self.run_dir / "watchdog.log"
+        self._lock = threading.Lock()
+        self.requeues: dict[str, int] = {}
+
+    def _agent(self):
+        if self.spec.agent == "builtin":
+            return BuiltinAgent(self.spec.url, self.spec.model, api_key=self.spec.api_key or "none",
+                                tool_format=self.spec.tool_format)  # type: ignore[arg-type]
+        if self.spec.agent == "pi":
+            modules = node_modules_of(self.spec.pi_path)
+            agent_dir = write_pi_config(self.run_dir / "pi-agent", self.spec.url, self.spec.model, self.spec.conds)
+            return PiAgent(self.spec.url, self.spec.model, agent_dir, modules)
+        raise ValueError(f"--agent must be pi or builtin, not {self.spec.agent!r}")
+
+    def run(self) -> dict:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        self.work_dir.chmod(0o755)
+        pi = pi_version(node_modules_of(self.spec.pi_path)) if self.spec.agent == "pi" else None
+        write_manifest(self.spec, self.suite, self.run_dir, pi)
+        self.agent = self._agent()
+        attempts = plan(self.spec)
+        todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
+        summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
+        workers = [threading.Thread(target=self._work, args=(todo, summary), daemon=True)
+                   for _ in range(max(1, min(self.spec.workers, len(todo) or 1)))]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return summary
+
+    def _dest(self, a: Attempt) -> Path:
+        return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
+
+    def _work(self, todo: deque, summary: dict) -> None:
+        while True:
+            with self._lock:
+                if not todo:
+                    return
+                a = todo.popleft()
+            result = self.execute(a)
+            if result is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
+                with self._lock:
+                    todo.append(a)
+                continue
+            with self._lock:
+                summary["ran"] += 1
+            if self.on_result:
+                self.on_result(result)
+
+    def execute(self, a: Attempt) -> dict | None:
+        """One attempt, start to finish; None means 'put it back in the queue'."""
+        dest = self._dest(a)
+        partial = dest.with_name(dest.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        events = EventLog(partial / "events.jsonl")
+        started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        base = {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
+                "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "category": a.task.category,
+                "tier": a.task.tier, "suite_fingerprint": self.suite.fingerprint, "started_at": started,
+                "isolation": self.spec.isolation.resolve()}
+        missing = missing_requirements(a.task)
+        if missing:
+            msg = f"requires {', '.join(missing)}, not found on this machine"
+            (partial / "tests.txt").write_text(f"skipped: {msg}\n")
+            return self._finish(dest, partial, {**base, "outcome": "skipped", "detail": msg})
+        stats, infra = self._sessions(a, partial, events)
+        if infra:
+            with self._lock:
+                n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
+            events.write({"type": "requeue", "attempt": n, "reason": infra})
+            if n <= MAX_REQUEUES:
+                # Keep the failed attempt's events as evidence; they move into the record at the end.
+                kept = dest.with_name(dest.name + ".requeued")
+                kept.mkdir(exist_ok=True)
+                if (partial / "events.jsonl").exists():
+                    (partial / "events.jsonl").rename(kept / f"attempt{n}.events.jsonl")
+                shutil.rmtree(partial, ignore_errors=True)
+                return None
+            return self._finish(dest, partial, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
+                                                "infra_error": infra, "requeues": n - 1})
+        workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
+        g = grade(a.task, workdir, output_path=partial / "tests.txt", cfg=self.spec.isolation, log_path=self.log_path)
+        left_out = copy_final_files(workdir, partial / "workdir")
+        if not self.spec.keep_work:
+            shutil.rmtree(workdir, ignore_errors=True)
+        result = {**base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
+                  "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
+                  "false_claim": is_false_claim(stats.final_message, g.outcome),
+                  "test_kills": len([k for k in (g.session.kills if g.session else []) if k.pid]),
+                  "files_left_out": left_out, "requeues": self.requeues.get(a.key, 0)}
+        return self._finish(dest, partial, result)
+
+    def _sessions(self, a: Attempt, partial: Path, events: EventLog) -> tuple[SessionStats, str | None]:
+        """Prepare the folder, then one agent session per prompt; returns the stats and any infra error."""
+        total = SessionStats()
+        workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
+        try:
+            prepare_workdir(a.task, workdir, self.spec.isolation)
+        except PrepareError as exc:
+            return total, f"task setup failed: {exc}"
+        limits = self.spec.limits.with_(timeout_s=min(self.spec.timeout_s, a.task.agent_timeout))
+        for i, prompt in enumerate(a.task.all_prompts):
+            if not wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s):
+                return total, f"server at {self.spec.url} did not answer /health or /v1/models"
+            events.session = i
+            stats = self.agent.run(prompt, workdir, a.cond, self.spec.isolation, limits, events, self.log_path)
+            total.add(stats)
+            if stats.infra_error:
+                return total, stats.infra_error
+            if stats.stop_reason == "timeout":
+                break
+        return total, None
+
+    @staticmethod
+    def _counts(s: SessionStats) -> dict:
+        return {"duration_s": round(s.duration_s, 3), "turns": s.turns, "input_tokens": s.input_tokens,
+                "output_tokens": s.output_tokens, "cutoffs": s.cutoffs, "tool_calls": s.tool_calls,
+                "tool_errors": s.tool_errors, "tool_format_errors": s.tool_format_errors,
+                "native_calls": s.native_calls, "text_calls": s.text_calls, "watchdog_kills": s.kills,
+                "outside_writes": len(s.outside_writes), "outside_write_paths": s.outside_writes[:50],
+                "stop_reason": s.stop_reason, "server_error": s.server_error,
+                "final_message": (s.final_message or "")[-2000:]}
+
+    def _finish(self, dest: Path, partial: Path, result: dict) -> dict:
+        result["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        kept = dest.with_name(dest.name + ".requeued")
+        if kept.exists():
+            kept.rename(partial / "requeued")
+        write_json_atomic(partial / RESULT, result)
+        shutil.rmtree(dest, ignore_errors=True)  # only ever a leftover without result.json
+        partial.rename(dest)
+        return result
