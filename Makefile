@@ -3,12 +3,13 @@ SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
 APT_PACKAGES := bubblewrap zip unzip git
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup system-packages demo test test-all bench ui clean
 
-setup: system-packages $(STAMP)
+setup: system-packages $(STAMP) $(NODE_STAMP)
 
 system-packages:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -22,6 +23,11 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[dev]'
 	touch $(STAMP)
+
+# pi, pinned in package.json / package-lock.json
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
 
 demo: setup
 	$(VENV)/bin/kbench validate

@@ -156,6 +156,15 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_serve_scripted(args) -> int:
+    from sandbox.scripted import serve
+
+    persona = args.persona
+    return serve(persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
+                 suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,
+                 chaos_delay=args.chaos_delay, verbose=args.verbose)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
     p.add_argument("--suite", default="kbench", help="suite name or folder (default kbench)")
@@ -208,6 +217,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
     s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("serve-scripted", help="a deterministic OpenAI-compatible server for tests and self-checks")
+    s.add_argument("--persona", required=True,
+                   choices=["oracle", "null", "liar", "chaos", "hostile", "replay"],
+                   help="oracle solves each task with its reference; null only talks; liar claims success; "
+                        "chaos breaks every reply; hostile attacks the sandbox; replay plays --replay FILE")
+    s.add_argument("--replay", help="JSONL file of replies, for --persona replay")
+    s.add_argument("--port", type=int, default=8093)
+    s.add_argument("--model-id")
+    s.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    s.add_argument("--slots", type=int, help="requests served at once (default unlimited)")
+    s.add_argument("--tool-format", choices=["native", "text"], default="native")
+    s.add_argument("--chaos-delay", type=float, default=2.0)
+    s.add_argument("--verbose", action="store_true")
+    s.set_defaults(func=cmd_serve_scripted)
 
     s = sub.add_parser("report", help="the tables of one run")
     s.add_argument("run_id", metavar="RUNID")

@@ -76,6 +76,7 @@ def bwrap_argv(
     cfg: IsolationConfig,
     ro_binds: list[Path | tuple[Path, str]] = (),
     env: dict[str, str] | None = None,
+    rw_binds: list[tuple[Path, str]] = (),
 ) -> list[str]:
     """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc."""
     argv = [bwrap_path() or "bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
@@ -89,6 +90,8 @@ def bwrap_argv(
     for b in list(cfg.extra_ro_binds) + list(ro_binds):
         src, dest = (str(b[0]), b[1]) if isinstance(b, tuple) else (str(b), str(b))
         argv += _parents(dest, made) + ["--ro-bind", src, dest]
+    for src, dest in rw_binds:
+        argv += _parents(dest, made) + ["--bind", str(src), dest]
     argv += _parents(str(workdir), made)
     argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--clearenv"]
     for k, v in (env or {}).items():

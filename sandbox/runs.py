@@ -7,6 +7,7 @@ redoes exactly the attempts without a result.json.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import threading
@@ -21,6 +22,7 @@ from sandbox.agents.record import EventLog, SessionStats
 from sandbox.conditions import Condition
 from sandbox.grading import grade, missing_requirements
 from sandbox.isolation import IsolationConfig
+from sandbox.serverproxy import ServerProxy
 from sandbox.limits import AGENT_LIMITS, Limits
 from sandbox.records import (attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim,
                              write_json_atomic)
@@ -31,6 +33,9 @@ from task_defs.models import Suite, Task
 
 MAX_REQUEUES = 5
 RESULT = "result.json"
+RESULT_DEFAULTS = {"outcome": None, "infra": False, "infra_error": None, "detail": "", "test_duration_s": 0.0,
+                   "agent_timeout": False, "false_claim": False, "test_kills": 0, "files_left_out": [],
+                   "requeues": 0}
 
 
 @dataclass
@@ -125,14 +130,14 @@ class Runner:
         self._lock = threading.Lock()
         self.requeues: dict[str, int] = {}
 
-    def _agent(self):
+    def _agent(self, proxy: ServerProxy | None):
         if self.spec.agent == "builtin":
             return BuiltinAgent(self.spec.url, self.spec.model, api_key=self.spec.api_key or "none",
                                 tool_format=self.spec.tool_format)  # type: ignore[arg-type]
         if self.spec.agent == "pi":
             modules = node_modules_of(self.spec.pi_path)
-            agent_dir = write_pi_config(self.run_dir / "pi-agent", self.spec.url, self.spec.model, self.spec.conds)
-            return PiAgent(self.spec.url, self.spec.model, agent_dir, modules)
+            agent_dir = write_pi_config(self.run_dir / "pi-agent", proxy.url, self.spec.model, self.spec.conds)
+            return PiAgent(proxy, self.spec.model, agent_dir, modules)
         raise ValueError(f"--agent must be pi or builtin, not {self.spec.agent!r}")
 
     def run(self) -> dict:
@@ -141,16 +146,20 @@ class Runner:
         self.work_dir.chmod(0o755)
         pi = pi_version(node_modules_of(self.spec.pi_path)) if self.spec.agent == "pi" else None
         write_manifest(self.spec, self.suite, self.run_dir, pi)
-        self.agent = self._agent()
         attempts = plan(self.spec)
         todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
         summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
-        workers = [threading.Thread(target=self._work, args=(todo, summary), daemon=True)
-                   for _ in range(max(1, min(self.spec.workers, len(todo) or 1)))]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
+        with contextlib.ExitStack() as stack:
+            proxy = None
+            if self.spec.agent == "pi":  # pi reaches the server only through the proxy: key and verdicts
+                proxy = stack.enter_context(ServerProxy(self.spec.url, self.spec.api_key))
+            self.agent = self._agent(proxy)
+            workers = [threading.Thread(target=self._work, args=(todo, summary), daemon=True)
+                       for _ in range(max(1, min(self.spec.workers, len(todo) or 1)))]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
         return summary
 
     def _dest(self, a: Attempt) -> Path:
@@ -247,7 +256,9 @@ class Runner:
                 "stop_reason": s.stop_reason, "server_error": s.server_error,
                 "final_message": (s.final_message or "")[-2000:]}
 
-    def _finish(self, dest: Path, partial: Path, result: dict) -> dict:
+    def _finish(self, dest: Path, partial: Path, fields: dict) -> dict:
+        """Every result.json has the same keys, whatever the outcome: later readers rely on it."""
+        result = {**RESULT_DEFAULTS, **self._counts(SessionStats()), **fields}
         result["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         kept = dest.with_name(dest.name + ".requeued")
         if kept.exists():

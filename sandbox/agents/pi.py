@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from sandbox.conditions import Condition
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import MB, Limits
 from sandbox.runner import run_session
-from sandbox.workdirs import REPO_ROOT
+from sandbox.serverproxy import ServerProxy
+from sandbox.workdirs import REPO_ROOT, private_copy
 
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
 DEFAULT_NODE_MODULES = REPO_ROOT / "node_modules"
@@ -27,6 +29,7 @@ COMPAT = {"supportsDeveloperRole": False, "supportsReasoningEffort": False, "sup
           "maxTokensField": "max_tokens", "thinkingFormat": "qwen-chat-template"}
 _INFRA = re.compile(r"connect|ECONN|socket|fetch failed|network|timed? ?out|terminated|premature|aborted|"
                     r"\b5\d\d\b|JSON|Unexpected (token|end)|stream|EPIPE|ENOTFOUND|overloaded|unavailable", re.I)
+_PI_OWN_FILES = re.compile(r"^(~/\.pi/.*|/tmp/pi-bash-[0-9a-f]+\.log)$")  # pi's own files, not the model's
 _FORMAT = re.compile(r"validation|invalid (argument|input|tool)|tool .*not found|unknown tool|must have required|"
                      r"expected (string|object|array|number)", re.I)
 
@@ -128,7 +131,7 @@ def stats_from_events(lines: list[str], events: EventLog) -> SessionStats:
 
 @dataclass
 class PiAgent:
-    url: str
+    proxy: ServerProxy  # pi's only way to the server: holds the key, judges each reply
     model: str
     agent_dir: Path  # written by write_pi_config
     node_modules: Path = DEFAULT_NODE_MODULES
@@ -136,9 +139,12 @@ class PiAgent:
     def run(self, prompt: str, workdir: Path, cond: Condition, cfg: IsolationConfig, limits: Limits,
             events: EventLog, log_path: Path | None = None) -> SessionStats:
         bwrap = cfg.resolve() == "bwrap"
+        # pi writes lock files into its config folder: each session gets its own writable copy.
+        session_dir = private_copy({"pi-agent": self.agent_dir}, near=workdir)
+        own_agent_dir = session_dir / "pi-agent"
         modules = INSIDE_NODE_MODULES if bwrap else str(self.node_modules)
-        agent_dir = INSIDE_AGENT_DIR if bwrap else str(self.agent_dir)
-        binds: list = [(self.node_modules, INSIDE_NODE_MODULES), (self.agent_dir, INSIDE_AGENT_DIR)]
+        agent_dir = INSIDE_AGENT_DIR if bwrap else str(own_agent_dir)
+        binds: list = [(self.node_modules, INSIDE_NODE_MODULES)]
         cmd = ["node", f"{modules}/{PI_PACKAGE}/dist/cli.js", "-p", "--no-session", "--mode", "json",
                "--provider", f"kb-{cond.name}", "--model", self.model, "--thinking", cond.thinking]
         if cond.extension:
@@ -147,18 +153,31 @@ class PiAgent:
             cmd += ["--extension", f"{INSIDE_EXTENSIONS if bwrap else ext.parent}/{ext.name}"]
         events.write({"type": "prompt", "agent": "pi", "text": prompt})
         raw = Path(events.path).with_suffix(f".pi{events.session}.raw")
+        token = f"kbench-session-{uuid.uuid4().hex}"  # not a secret: it tells the proxy whose request it is
         res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
-                          env={"PI_CODING_AGENT_DIR": agent_dir, "KBENCH_PI_KEY": "none"},
-                          output_path=raw, ro_binds=binds if bwrap else [], log_path=log_path, label="pi")
+                          env={"PI_CODING_AGENT_DIR": agent_dir, "KBENCH_PI_KEY": token},
+                          output_path=raw, ro_binds=binds if bwrap else [], log_path=log_path, label="pi",
+                          rw_binds=[(own_agent_dir, INSIDE_AGENT_DIR)] if bwrap else [])
+        shutil.rmtree(session_dir, ignore_errors=True)
         lines = raw.read_text(encoding="utf-8", errors="replace").splitlines() if raw.exists() else []
         raw.unlink(missing_ok=True)
         stats = stats_from_events(lines, events)
         stats.duration_s = res.duration_s
         stats.kills = sum(1 for k in res.kills if k.pid)
-        stats.outside_writes = [w for w in res.outside_writes if not w.startswith("~/.pi/")]
+        stats.outside_writes = [w for w in res.outside_writes if not _PI_OWN_FILES.match(w)]
+        wire = self.proxy.chat_log(token)
+        broken = [p for p in wire if p]
+        if broken:
+            events.write({"type": "server_faults", "count": len(broken), "of": len(wire), "faults": broken[:20]})
+        if wire and wire[-1] and not res.timed_out:
+            # pi ended on a reply the server broke (pi may even have taken a cut stream as its answer)
+            stats.infra_error = wire[-1]
         if res.timed_out:
             stats.stop_reason = "timeout"
             stats.infra_error = None
+        elif res.returncode is not None and (res.returncode < 0 or res.returncode > 128):
+            # pi itself was ended by a limit the model's commands ran into (file size, memory, processes)
+            stats.stop_reason = "killed"
         elif stats.turns == 0 and stats.infra_error is None and res.returncode != 0:
             stats.infra_error = f"pi exited {res.returncode} before any reply: {res.tail[-400:]}"
         events.write({"type": "pi_exit", "returncode": res.returncode, "timed_out": res.timed_out})

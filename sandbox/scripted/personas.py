@@ -212,9 +212,11 @@ HOSTILE_PLAN: tuple[tuple[str, str, dict], ...] = (
     ("escape_write_abs", "write", {"path": "/tmp/kb-hostile-write.txt", "content": "hostile\n"}),
     ("escape_write_up", "write", {"path": "../escape.txt", "content": "hostile\n"}),
     ("daemon", "bash", {"command": "setsid sleep 3600 > /dev/null 2>&1 < /dev/null & echo \"daemon $!\""}),
-    ("output", "bash", {"command": "timeout 20 yes"}),
+    # The memory hog comes before the endless printer: pi keeps a full copy of a command's output in a temp
+    # file, so `yes` ends pi itself at the file-size limit and nothing after it would run under pi.
     ("memory", "bash", {"command":
-        "python3 -c \"import time; x = b'k' * (3 * 1024 ** 3); print('holding 3 GB', flush=True); time.sleep(30)\""}),
+        "python3 -c \"import time; x = b'k' * (3 * 1024 ** 3); print('holding 3 GB', flush=True); time.sleep(15)\""}),
+    ("output", "bash", {"command": "timeout 8 yes"}),
     ("forkbomb", "bash", {"command": ":(){ :|:& };:"}),
 )
 

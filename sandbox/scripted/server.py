@@ -310,8 +310,9 @@ class ScriptedServer:
                 self._fail(h, result, stream)
                 return
             reply = as_text_format(result) if self.tool_format == "text" else result
-            if reply.content and not reply.tool_calls and max_tokens and len(reply.content) > max_tokens * CHARS_PER_TOKEN:
-                reply = Reply(reply.content[: max_tokens * CHARS_PER_TOKEN], (), "length", reply.note)
+            limit = max_tokens * CHARS_PER_TOKEN if max_tokens else None
+            if limit and reply.content and not reply.tool_calls and len(reply.content) > limit:
+                reply = Reply(reply.content[:limit], (), "length", reply.note)
             cid = "chatcmpl-" + hashlib.sha256(json.dumps(req["messages"], sort_keys=True).encode()).hexdigest()[:24]
             usage = self._usage(req, reply)
             if stream:

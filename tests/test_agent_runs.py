@@ -1,0 +1,180 @@
+"""Agent runs end to end against the scripted server: both agents, every persona, records, resume after a kill."""
+
+import getpass
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import REPO, needs_bwrap
+from sandbox.conditions import select_conditions
+from sandbox.runs import RunConflict, RunSpec, Runner
+from sandbox.scripted import ScriptedServer
+from task_defs import load_suite
+from task_defs.loader import select
+
+SUITE = load_suite("kbench")
+HOST_TRAPS = [Path("/etc/kb-hostile"), Path.home() / "kb-hostile"]
+
+
+def run(srv_url, model, agent, tasks, tmp_path, run_id="r", **kw):
+    results = []
+    spec = RunSpec(run_id=run_id, model=model, conds=select_conditions(kw.pop("conds", "base")),
+                   tasks=select(SUITE, tasks), url=srv_url, agent=agent, runs_root=tmp_path / "runs",
+                   work_root=tmp_path / "work", workers=kw.pop("workers", 2), timeout_s=kw.pop("timeout_s", 120), **kw)
+    Runner(spec, SUITE, on_result=results.append).run()
+    return results, tmp_path / "runs" / run_id
+
+
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_oracle_passes_every_task(agent, tmp_path):
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        results, run_dir = run(srv.url, srv.model_id, agent, None, tmp_path)
+    assert len(results) == 65
+    outcomes = {r["task"]: r["outcome"] for r in results}
+    skipped = {t for t, o in outcomes.items() if o == "skipped"}
+    assert skipped <= {"gpuname"}
+    failed = {t: o for t, o in outcomes.items() if o not in ("pass", "skipped")}
+    assert failed == {}, failed
+    assert not any(r["false_claim"] or r["tool_format_errors"] for r in results)
+    assert len(list(run_dir.glob("*/*/s1/result.json"))) == 65
+
+
+def test_builtin_runs_tool_calls_written_as_text(tmp_path):
+    with ScriptedServer(persona="oracle", port=0, tool_format="text") as srv:
+        results, _ = run(srv.url, srv.model_id, "builtin", "easy,counterrors", tmp_path, tool_format="auto")
+    assert {r["outcome"] for r in results} == {"pass"}
+    assert all(r["text_calls"] >= 1 and r["native_calls"] == 0 for r in results)
+
+
+def test_text_calls_are_format_errors_when_only_native_calls_count(tmp_path):
+    with ScriptedServer(persona="oracle", port=0, tool_format="text") as srv:
+        results, _ = run(srv.url, srv.model_id, "builtin", "fizz", tmp_path, tool_format="native")
+    [r] = results
+    assert r["outcome"] == "nofile" and r["tool_format_errors"] == 1 and r["tool_calls"] == 0
+
+
+def test_null_passes_nothing(tmp_path):
+    with ScriptedServer(persona="null", port=0) as srv:
+        results, _ = run(srv.url, srv.model_id, "builtin", None, tmp_path)
+    assert len(results) == 65
+    assert not [r["task"] for r in results if r["outcome"] == "pass"]
+    assert {r["outcome"] for r in results} <= {"nofile", "wrong", "skipped"}
+
+
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_liar_every_run_is_a_false_claim(agent, tmp_path):
+    with ScriptedServer(persona="liar", port=0) as srv:
+        results, _ = run(srv.url, srv.model_id, agent, "fizz,fixavg,counterrors,renamejpeg", tmp_path)
+    assert len(results) == 4
+    assert all(r["false_claim"] and r["outcome"] != "pass" for r in results)
+
+
+@pytest.mark.parametrize("agent, tasks", [("builtin", "fizz,counterrors"), ("pi", "fizz")])
+def test_chaos_ends_as_infra_failures_never_as_model_failures(agent, tasks, tmp_path):
+    with ScriptedServer(persona="chaos", port=0, chaos_delay=0.1) as srv:
+        results, run_dir = run(srv.url, srv.model_id, agent, tasks, tmp_path)
+        requests = srv.chat_requests
+    assert {r["outcome"] for r in results} == {"infra"}
+    assert all(r["infra"] and r["requeues"] == 5 and r["infra_error"] for r in results)
+    assert requests >= 6 * len(results)
+    requeued = sorted(p.name for p in run_dir.glob("base/*/s1/requeued/*.events.jsonl"))
+    assert len(requeued) == 5 * len(results)
+
+
+def test_dead_server_is_an_infra_failure(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    results, _ = run(f"http://127.0.0.1:{port}/v1", "m", "builtin", "fizz", tmp_path, server_wait_s=0.2)
+    [r] = results
+    assert r["outcome"] == "infra" and "did not answer" in r["infra_error"]
+
+
+def _sandbox_uid_processes():
+    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == 65534]
+
+
+@needs_bwrap
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_hostile_agent_is_contained(agent, tmp_path):
+    with ScriptedServer(persona="hostile", port=0) as srv:
+        results, run_dir = run(srv.url, srv.model_id, agent, "fizz", tmp_path, timeout_s=120)
+    [r] = results
+    assert r["outcome"] == "nofile"
+    # the watchdogs killed something, or a limit ended the agent itself (pi keeps a full copy of `yes` output
+    # in a temp file and meets RLIMIT_FSIZE)
+    assert r["watchdog_kills"] > 0 or r["stop_reason"] == "killed"
+    assert r["outside_writes"] >= 1
+    for trap in HOST_TRAPS + list(Path("/tmp").glob("kb-hostile*")):
+        assert not trap.exists(), f"{trap} was written on the host"
+    assert not (tmp_path / "work" / "r" / "base" / "fizz" / "kb-hostile-escape").exists()
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "3600"]]
+    if os.geteuid() == 0:
+        assert _sandbox_uid_processes() == []
+    assert subprocess.run(["true"]).returncode == 0
+    events = (run_dir / "base" / "fizz" / "s1" / "events.jsonl").read_text()
+    assert "task_defs/suites" not in events and "kbench-dagster canary" not in events
+    assert "reason=" in (run_dir / "watchdog.log").read_text()
+
+
+def test_records_and_manifest(tmp_path):
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        results, run_dir = run(srv.url, srv.model_id, "builtin", "fizz", tmp_path, api_key="sk-test-secret")
+    rec = run_dir / "base" / "fizz" / "s1"
+    result = json.loads((rec / "result.json").read_text())
+    for key in ("outcome", "duration_s", "turns", "input_tokens", "output_tokens", "cutoffs", "tool_calls",
+                "tool_errors", "tool_format_errors", "watchdog_kills", "outside_writes", "false_claim"):
+        assert key in result, key
+    assert result["outcome"] == "pass" and result["input_tokens"] > 0 and result["output_tokens"] > 0
+    kinds = [json.loads(line)["type"] for line in (rec / "events.jsonl").read_text().splitlines()]
+    assert kinds[:4] == ["prompt", "assistant", "tool_call", "tool_result"] and kinds[-1] == "assistant"
+    assert "PASS" in (rec / "tests.txt").read_text()
+    assert (rec / "workdir" / "fizz.py").read_text() == (SUITE.get("fizz").solution_dir / "fizz.py").read_text()
+    text = (run_dir / "manifest.json").read_text()
+    manifest = json.loads(text)
+    assert manifest["suite"]["fingerprint"] == SUITE.fingerprint
+    assert manifest["versions"]["python_sandbox"] and manifest["versions"]["node"]
+    assert manifest["server"]["models"]["data"][0]["id"] == srv.model_id
+    assert socket.gethostname() not in text and "sk-test-secret" not in text
+    if getpass.getuser() != "root":
+        assert getpass.getuser() not in text
+
+
+def test_a_run_id_cannot_be_reused_with_another_model(tmp_path):
+    with ScriptedServer(persona="null", port=0) as srv:
+        run(srv.url, srv.model_id, "builtin", "fizz", tmp_path)
+        with pytest.raises(RunConflict, match="choose a new RUNID"):
+            run(srv.url, "another-model", "builtin", "fizz", tmp_path)
+
+
+def test_kill_mid_run_then_rerun_gives_exactly_one_result_each(tmp_path):
+    tasks = "fizz,clamp,rle,flatten,anagram,wordfreq,countlines,slugify,counterrors,wordcount"
+    with ScriptedServer(persona="oracle", port=0, latency=0.15) as srv:
+        cmd = [sys.executable, "-m", "kbench_dagster.cli", "run", "k", "--model", srv.model_id, "--url", srv.url,
+               "--agent", "builtin", "--conds", "base,think", "--tasks", tasks, "--workers", "2",
+               "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work")]
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        run_dir = tmp_path / "runs" / "k"
+        deadline = time.monotonic() + 60
+        while len(list(run_dir.glob("*/*/s1/result.json"))) < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = len(list(run_dir.glob("*/*/s1/result.json")))
+        assert 5 <= before < 20, "the kill should land in the middle of the run"
+        again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"already done {before}" in again.stderr
+    results = sorted(run_dir.glob("*/*/s*/result.json"))
+    keys = [str(p.parent.relative_to(run_dir)) for p in results]
+    assert len(keys) == len(set(keys)) == 20
+    assert not list(run_dir.glob("**/*.partial"))
+    assert {json.loads(p.read_text())["outcome"] for p in results} == {"pass"}
