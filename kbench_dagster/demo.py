@@ -1,0 +1,49 @@
+"""`kbench demo` (what `make demo` runs): a real local model, a smoke set with both agents, the report tables."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from kbench_dagster import report
+from kbench_dagster.progress import Progress
+from sandbox.conditions import select_conditions
+from sandbox.isolation import IsolationConfig
+from sandbox.local_model import LocalModelServer, ensure_model
+from sandbox.runs import RunSpec, Runner
+from task_defs import load_suite
+from task_defs.loader import select
+
+
+def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
+             agents: tuple[str, ...] = ("pi", "builtin")) -> int:
+    suite = load_suite("kbench")
+    chosen = select(suite, tasks)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    print(f"demo: assembling the {pack} model if needed ...", file=sys.stderr, flush=True)
+    ensure_model(pack)
+    run_ids = []
+    with LocalModelServer(pack, port=0) as srv:
+        print(f"demo: {srv.model_id} ready at {srv.url} in {srv.ready_s:.1f}s", file=sys.stderr, flush=True)
+        for agent in agents:
+            run_id = f"demo-{stamp}-{agent}"
+            spec = RunSpec(run_id=run_id, model=srv.model_id, conds=select_conditions("base"), tasks=chosen,
+                           url=srv.url, agent=agent, timeout_s=timeout_s, runs_root=Path(runs),
+                           isolation=IsolationConfig())
+            bar = Progress(len(chosen), f"{agent:7}")
+
+            def show(r: dict, bar=bar) -> None:
+                bar.step(r["outcome"] == "pass")
+                print(f"  {r['outcome']:8} {r['task']:14} {r['duration_s']:6.1f}s turns {r['turns']} "
+                      f"tool calls {r['tool_calls']} format errors {r['tool_format_errors']}", file=sys.stderr,
+                      flush=True)
+
+            print(f"demo: {agent} on {len(chosen)} tasks (condition base, seed 1, {timeout_s:g}s per session)",
+                  file=sys.stderr, flush=True)
+            Runner(spec, suite, on_result=show).run()
+            run_ids.append(run_id)
+    for run_id in run_ids:
+        print()
+        print(report.render(run_id, report.load_results(Path(runs), run_id)))
+    return 0
