@@ -17,7 +17,12 @@ from task_defs import load_suite
 from task_defs.loader import select
 
 LATENCY, SLOTS, WORKERS = 1.0, 4, 4
-TASKS = sys.argv[1] if len(sys.argv) > 1 else "programming"
+# 16 tasks x 2 seeds = 8 full rounds of 4 (a last, partly empty round would measure the batch's tail), and
+# tasks whose hidden test takes < 0.1 s: a slow test (dijkstra's takes 1.4 s) holds its worker while the
+# server waits, which is the test's time, not harness overhead.
+TASKS = sys.argv[1] if len(sys.argv) > 1 else ("ini,merge,wordfreq,rpn,fixavg,spiral,roman,rle,clamp,flatten,"
+                                              "sumargs,topo,wordbreak,csvline,dedupe,fizz")
+SEEDS = 2
 
 
 def main() -> None:
@@ -26,7 +31,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d, ScriptedServer(persona="oracle", port=0, latency=LATENCY, slots=SLOTS) as srv:
         spec = RunSpec(run_id="saturation", model=srv.model_id, conds=select_conditions("base"), tasks=tasks,
                        url=srv.url, agent="builtin", runs_root=Path(d) / "runs", work_root=default_work_root(),
-                       workers=WORKERS)
+                       workers=WORKERS, seeds=SEEDS)
         results = []
         t = time.perf_counter()
         Runner(spec, suite, on_result=results.append).run()
@@ -34,7 +39,7 @@ def main() -> None:
         requests = srv.chat_requests
     ideal = requests * LATENCY / SLOTS
     bad = [r["task"] for r in results if r["outcome"] != "pass"]
-    print(f"{len(results)} tasks, {requests} chat requests, latency {LATENCY:g}s, {SLOTS} slots, {WORKERS} workers: "
+    print(f"{len(results)} task runs, {requests} chat requests, latency {LATENCY:g}s, {SLOTS} slots, {WORKERS} workers: "
           f"wall {wall:.1f}s, ideal {ideal:.1f}s, achieved {ideal / wall:.3f} of ideal "
           f"(target >= 0.95: {'OK' if ideal / wall >= 0.95 else 'BELOW TARGET'}){'; not passed: ' + ','.join(bad) if bad else ''}")
 

@@ -13,6 +13,7 @@ import shutil
 import threading
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -88,6 +89,17 @@ def plan(spec: RunSpec) -> list[Attempt]:
     return [Attempt(c, t, s) for s in range(1, spec.seeds + 1) for t in spec.tasks for c in spec.conds]
 
 
+@dataclass
+class Graded:
+    """An attempt whose agent sessions are over: what the grading phase needs."""
+
+    attempt: Attempt
+    dest: Path
+    partial: Path
+    base: dict
+    stats: SessionStats
+
+
 class RunConflict(ValueError):
     pass
 
@@ -130,6 +142,7 @@ class Runner:
         self._lock = threading.Lock()
         self.requeues: dict[str, int] = {}
         self._t0: dict[str, float] = {}
+        self._grading: list = []
 
     def _agent(self, proxy: ServerProxy | None):
         if self.spec.agent == "builtin":
@@ -155,35 +168,53 @@ class Runner:
             if self.spec.agent == "pi":  # pi reaches the server only through the proxy: key and verdicts
                 proxy = stack.enter_context(ServerProxy(self.spec.url, self.spec.api_key))
             self.agent = self._agent(proxy)
-            workers = [threading.Thread(target=self._work, args=(todo, summary), daemon=True)
-                       for _ in range(max(1, min(self.spec.workers, len(todo) or 1)))]
-            for w in workers:
-                w.start()
-            for w in workers:
-                w.join()
+            n = max(1, min(self.spec.workers, len(todo) or 1))
+            with ThreadPoolExecutor(max_workers=n, thread_name_prefix="grader") as graders:
+                workers = [threading.Thread(target=self._work, args=(todo, summary, graders), daemon=True)
+                           for _ in range(n)]
+                for w in workers:
+                    w.start()
+                for w in workers:
+                    w.join()
+            for fut in self._grading:
+                fut.result()  # a grading that raised is a harness bug: surface it, never drop it silently
         return summary
 
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
 
-    def _work(self, todo: deque, summary: dict) -> None:
+    def _work(self, todo: deque, summary: dict, graders: ThreadPoolExecutor) -> None:
         while True:
             with self._lock:
                 if not todo:
                     return
                 a = todo.popleft()
-            result = self.execute(a)
-            if result is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
+            outcome = self.agent_phase(a)
+            if outcome is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
                 with self._lock:
                     todo.append(a)
-                continue
-            with self._lock:
-                summary["ran"] += 1
+            elif isinstance(outcome, Graded):
+                # Grading runs beside the next agent session, so the model server never waits on a hidden test.
+                fut = graders.submit(self._report, summary, self.grade_phase, outcome)
+                with self._lock:
+                    self._grading.append(fut)
+            else:
+                self._report(summary, lambda r: r, outcome)
+
+    def _report(self, summary: dict, make, arg) -> None:
+        result = make(arg)
+        with self._lock:
+            summary["ran"] += 1
             if self.on_result:
                 self.on_result(result)
 
     def execute(self, a: Attempt) -> dict | None:
         """One attempt, start to finish; None means 'put it back in the queue'."""
+        outcome = self.agent_phase(a)
+        return self.grade_phase(outcome) if isinstance(outcome, Graded) else outcome
+
+    def agent_phase(self, a: Attempt) -> Graded | dict | None:
+        """Set up the folder and run the agent: a finished result (skipped, infra), work to grade, or None."""
         dest = self._dest(a)
         partial = dest.with_name(dest.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
@@ -215,17 +246,21 @@ class Runner:
                 return None
             return self._finish(dest, partial, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
                                                 "infra_error": infra, "requeues": n - 1})
+        return Graded(a, dest, partial, base, stats)
+
+    def grade_phase(self, job: Graded) -> dict:
+        a, partial, stats = job.attempt, job.partial, job.stats
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
         g = grade(a.task, workdir, output_path=partial / "tests.txt", cfg=self.spec.isolation, log_path=self.log_path)
         left_out = copy_final_files(workdir, partial / "workdir")
         if not self.spec.keep_work:
             shutil.rmtree(workdir, ignore_errors=True)
-        result = {**base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
+        result = {**job.base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
                   "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": len([k for k in (g.session.kills if g.session else []) if k.pid]),
                   "files_left_out": left_out, "requeues": self.requeues.get(a.key, 0)}
-        return self._finish(dest, partial, result)
+        return self._finish(job.dest, partial, result)
 
     def _sessions(self, a: Attempt, partial: Path, events: EventLog) -> tuple[SessionStats, str | None]:
         """Prepare the folder, then one agent session per prompt; returns the stats and any infra error."""

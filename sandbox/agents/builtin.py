@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -41,9 +42,17 @@ class BuiltinAgent:
     tool_format: ToolFormat = "auto"
     request_timeout_s: float = 600.0
 
+    def __post_init__(self) -> None:
+        self._client: openai.OpenAI | None = None
+        self._client_lock = threading.Lock()
+
     def client(self) -> openai.OpenAI:
-        return openai.OpenAI(base_url=self.url, api_key=self.api_key or "none", max_retries=0,
-                             timeout=self.request_timeout_s)
+        """One client for every session and worker: building one (TLS context, pool) costs CPU per task."""
+        with self._client_lock:
+            if self._client is None:
+                self._client = openai.OpenAI(base_url=self.url, api_key=self.api_key or "none", max_retries=0,
+                                             timeout=self.request_timeout_s)
+            return self._client
 
     def _request(self, client, messages, cond: Condition, deadline: float) -> dict:
         extra = {"chat_template_kwargs": {"enable_thinking": cond.thinking != "off"}}
@@ -101,33 +110,30 @@ class BuiltinAgent:
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
         events.write({"type": "prompt", "agent": "builtin", "text": prompt})
         client = self.client()
-        try:
-            for _ in range(MAX_TURNS):
-                if time.monotonic() - start > limits.timeout_s:
-                    stats.stop_reason = "timeout"
-                    break
-                try:
-                    reply = self._request(client, messages, cond, start + limits.timeout_s)
-                except OutOfTime:
-                    stats.stop_reason = "timeout"
-                    events.write({"type": "timeout", "message": f"the session ran past {limits.timeout_s:g}s"})
-                    break
-                except INFRA_ERRORS + (BrokenReply,) as exc:
-                    stats.infra_error = f"{type(exc).__name__}: {exc}"[:500]
-                    stats.stop_reason = "error"
-                    events.write({"type": "error", "infra": True, "message": stats.infra_error})
-                    break
-                except openai.APIStatusError as exc:
-                    stats.server_error = f"HTTP {exc.status_code}: {exc.message}"[:500]
-                    stats.stop_reason = "error"
-                    events.write({"type": "error", "infra": False, "message": stats.server_error})
-                    break
-                if not self._turn(reply, messages, stats, tools, events):
-                    break
-            else:
-                stats.stop_reason = "max_turns"
-        finally:
-            client.close()
+        for _ in range(MAX_TURNS):
+            if time.monotonic() - start > limits.timeout_s:
+                stats.stop_reason = "timeout"
+                break
+            try:
+                reply = self._request(client, messages, cond, start + limits.timeout_s)
+            except OutOfTime:
+                stats.stop_reason = "timeout"
+                events.write({"type": "timeout", "message": f"the session ran past {limits.timeout_s:g}s"})
+                break
+            except INFRA_ERRORS + (BrokenReply,) as exc:
+                stats.infra_error = f"{type(exc).__name__}: {exc}"[:500]
+                stats.stop_reason = "error"
+                events.write({"type": "error", "infra": True, "message": stats.infra_error})
+                break
+            except openai.APIStatusError as exc:
+                stats.server_error = f"HTTP {exc.status_code}: {exc.message}"[:500]
+                stats.stop_reason = "error"
+                events.write({"type": "error", "infra": False, "message": stats.server_error})
+                break
+            if not self._turn(reply, messages, stats, tools, events):
+                break
+        else:
+            stats.stop_reason = "max_turns"
         stats.duration_s = time.monotonic() - start
         stats.kills = tools.kills
         stats.outside_writes = tools.outside_writes
