@@ -9,17 +9,20 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
+
+from kbench_dagster import report
+from kbench_dagster.ingest import ingest_run
 from kbench_dagster.progress import Progress
-from sandbox.isolation import IsolationConfig
+from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.conditions import select_conditions
+from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
 from sandbox.runs import RunSpec, Runner, plan
-from kbench_dagster import report
 from sandbox.validation import validate_tasks
 from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite
 from task_defs.loader import select
-
 
 DEFAULT_URL = "http://127.0.0.1:8093/v1"
 SMOKE_TASKS = "fizz,clamp,countlines,counterrors,wordcount,hellosh"  # easy programming and terminal jobs
@@ -140,8 +143,9 @@ def cmd_run(args) -> int:
     if done_before:
         print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
     summary = runner.run()
+    counts = ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
     print(f"ran {summary['ran']}, already done {summary['already_done']}, planned {summary['planned']}; "
-          f"records in {Path(args.runs) / spec.run_id}", file=sys.stderr)
+          f"records in {Path(args.runs) / spec.run_id}; {counts.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
     print(report.render(spec.run_id, report.load_results(Path(args.runs), spec.run_id)))
     return 0
 
@@ -150,6 +154,20 @@ def _run_id(value: str) -> str:
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", value):
         raise ValueError(f"RUNID {value!r}: use letters, digits, '.', '_' and '-' only")
     return value
+
+
+def cmd_sql(args) -> int:
+    cols, rows = ResultsStore(args.db).query(args.query)
+    print(render_table(cols, rows))
+    print(f"({len(rows)} rows)", file=sys.stderr)
+    return 0
+
+
+def render_table(cols: list[str], rows: list[tuple]) -> str:
+    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))  # noqa: E731
+    return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
 def cmd_report(args) -> int:
@@ -229,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
     s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
     s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
+    s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB (default {DEFAULT_DB} or $KBENCH_DB)")
     s.set_defaults(func=cmd_run)
 
     s = sub.add_parser("serve-scripted", help="a deterministic OpenAI-compatible server for tests and self-checks")
@@ -261,6 +280,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--runs", default="runs")
     s.set_defaults(func=cmd_demo)
 
+    s = sub.add_parser("sql", help="run a query over the results DuckDB and print a table")
+    s.add_argument("query")
+    s.add_argument("--db", default=str(DEFAULT_DB), help=f"DuckDB file (default {DEFAULT_DB} or $KBENCH_DB)")
+    s.set_defaults(func=cmd_sql)
+
     s = sub.add_parser("report", help="the tables of one run")
     s.add_argument("run_id", metavar="RUNID")
     s.add_argument("--runs", default="runs")
@@ -272,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (TaskFileError, ValueError) as exc:
+    except (TaskFileError, ValueError, duckdb.Error) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

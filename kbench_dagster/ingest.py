@@ -1,0 +1,84 @@
+"""From run records on disk to store rows: the one path both `kbench run` and the Dagster assets use."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
+
+
+def cell_of(condition: str, seed: int) -> str:
+    return f"{condition}.s{seed}"
+
+
+def write_key(run_id: str, cell: str) -> str:
+    """The unit a write replaces: one run's one cell (condition and seed)."""
+    return f"{run_id}/{cell}"
+
+
+def _events_summary(path: Path) -> dict:
+    kinds: Counter = Counter()
+    size = 0
+    if path.exists():
+        size = path.stat().st_size
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    continue
+                kind = ev.get("type")
+                if kind == "pi":  # pi's own stream: count by its event types
+                    inner = ev.get("event", {})
+                    kind = {"message_end": "reply" if inner.get("message", {}).get("role") == "assistant" else None,
+                            "tool_execution_start": "tool_call", "tool_execution_end": "tool_result"}.get(inner.get("type"))
+                kinds[kind] += 1
+    return {"events": sum(kinds.values()), "prompts": kinds["prompt"], "replies": kinds["assistant"] + kinds["reply"],
+            "tool_calls": kinds["tool_call"], "tool_results": kinds["tool_result"],
+            "errors": kinds["error"] + kinds["tool_format_error"], "bytes": size}
+
+
+def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None = None) -> dict[str, list[dict]]:
+    """Rows for the attempts, gradings, runs and events_summary tables from one run's records."""
+    run_dir = Path(run_dir)
+    manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
+    url = manifest.get("settings", {}).get("url")
+    attempts, gradings, events = [], [], []
+    for path in sorted(run_dir.glob("*/*/s*/result.json")):
+        r = json.loads(path.read_text())
+        if (condition and r["condition"] != condition) or (seed and r["seed"] != seed):
+            continue
+        row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
+        row.update(server_url=url, record_path=str(path.parent))
+        attempts.append(row)
+        gradings.append({"run_id": r["run_id"], "model": r["model"], "condition": r["condition"], "task": r["task"],
+                         "seed": r["seed"], "outcome": r["outcome"], "detail": r.get("detail"),
+                         "test_duration_s": r.get("test_duration_s"), "suite_fingerprint": r["suite_fingerprint"],
+                         "regraded": False, "graded_at": r.get("finished_at")})
+        events.append({"run_id": r["run_id"], "condition": r["condition"], "task": r["task"], "seed": r["seed"],
+                       **_events_summary(path.parent / "events.jsonl")})
+    runs = []
+    if attempts:
+        first = attempts[0]
+        runs.append({"run_id": first["run_id"], "model": first["model"], "agent": first["agent"],
+                     "condition": condition, "seed": seed, "server_url": url,
+                     "suite_fingerprint": first["suite_fingerprint"], "attempts": len(attempts),
+                     "infra_failures": sum(bool(a.get("infra")) for a in attempts),
+                     "started_at": min(a["started_at"] for a in attempts),
+                     "finished_at": max(a["finished_at"] for a in attempts)})
+    return {"attempts": attempts, "gradings": gradings, "runs": runs, "events_summary": events}
+
+
+def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, int]:
+    """Write every cell of a run into the store (each cell delete-then-insert) and its manifest."""
+    run_dir = Path(runs_root) / run_id
+    cells = sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in run_dir.glob("*/*/s*/result.json")})
+    totals: Counter = Counter()
+    for condition, seed in cells:
+        counts = store.replace_partition(write_key(run_id, cell_of(condition, seed)), collect_rows(run_dir, condition, seed))
+        totals.update(counts)
+    if (run_dir / "manifest.json").exists():
+        store.upsert_manifest(json.loads((run_dir / "manifest.json").read_text()))
+    return dict(totals)

@@ -1,0 +1,145 @@
+"""The results store: one DuckDB file holding every run's rows, written in short transactions.
+
+DuckDB lets one process write a file at a time, and a second process fails at once on the lock. Writers
+therefore open the file only for one short transaction and retry on a lock for a while: two partitions
+finishing together both land, one after the other. Partition writes are delete-then-insert, so a rerun replaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+DEFAULT_DB = Path(os.environ.get("KBENCH_DB", Path(__file__).resolve().parent.parent / ".state" / "kbench.duckdb"))
+
+ATTEMPT_COLUMNS = {
+    "partition_key": "VARCHAR", "run_id": "VARCHAR", "model": "VARCHAR", "agent": "VARCHAR",
+    "condition": "VARCHAR", "task": "VARCHAR", "seed": "INTEGER", "category": "VARCHAR", "tier": "VARCHAR",
+    "outcome": "VARCHAR", "infra": "BOOLEAN", "infra_error": "VARCHAR", "requeues": "INTEGER",
+    "duration_s": "DOUBLE", "wall_s": "DOUBLE", "test_duration_s": "DOUBLE", "turns": "INTEGER",
+    "input_tokens": "BIGINT", "output_tokens": "BIGINT", "cutoffs": "INTEGER", "tool_calls": "INTEGER",
+    "native_calls": "INTEGER", "text_calls": "INTEGER", "tool_errors": "INTEGER", "tool_format_errors": "INTEGER",
+    "watchdog_kills": "INTEGER", "test_kills": "INTEGER", "outside_writes": "INTEGER", "false_claim": "BOOLEAN",
+    "agent_timeout": "BOOLEAN", "stop_reason": "VARCHAR", "server_error": "VARCHAR", "detail": "VARCHAR",
+    "final_message": "VARCHAR", "suite_fingerprint": "VARCHAR", "isolation": "VARCHAR", "server_url": "VARCHAR",
+    "started_at": "TIMESTAMP", "finished_at": "TIMESTAMP", "record_path": "VARCHAR",
+}
+GRADING_COLUMNS = {
+    "partition_key": "VARCHAR", "run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR",
+    "task": "VARCHAR", "seed": "INTEGER", "outcome": "VARCHAR", "detail": "VARCHAR", "test_duration_s": "DOUBLE",
+    "suite_fingerprint": "VARCHAR", "regraded": "BOOLEAN", "graded_at": "TIMESTAMP",
+}
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS attempts ({", ".join(f'"{c}" {t}' for c, t in ATTEMPT_COLUMNS.items())});
+CREATE TABLE IF NOT EXISTS gradings ({", ".join(f'"{c}" {t}' for c, t in GRADING_COLUMNS.items())});
+CREATE TABLE IF NOT EXISTS runs (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, condition VARCHAR, seed INTEGER,
+    server_url VARCHAR, suite_fingerprint VARCHAR, attempts INTEGER, infra_failures INTEGER,
+    started_at TIMESTAMP, finished_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS events_summary (
+    partition_key VARCHAR, run_id VARCHAR, condition VARCHAR, task VARCHAR, seed INTEGER,
+    events INTEGER, prompts INTEGER, replies INTEGER, tool_calls INTEGER, tool_results INTEGER, errors INTEGER,
+    bytes BIGINT);
+CREATE TABLE IF NOT EXISTS manifests (
+    run_id VARCHAR PRIMARY KEY, model VARCHAR, agent VARCHAR, server_url VARCHAR, suite_fingerprint VARCHAR,
+    created VARCHAR, versions JSON, gpus JSON, server JSON, settings JSON);
+CREATE TABLE IF NOT EXISTS models (
+    model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
+"""
+TABLES = ("attempts", "gradings", "runs", "events_summary")
+
+
+class StoreBusy(RuntimeError):
+    pass
+
+
+class ResultsStore:
+    """A DuckDB file; every method opens it for one short transaction."""
+
+    def __init__(self, path: str | Path = DEFAULT_DB, lock_wait_s: float = 120.0):
+        self.path = Path(path)
+        self.lock_wait_s = lock_wait_s
+
+    @contextmanager
+    def connect(self, read_only: bool = False):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_wait_s
+        delay = 0.05
+        read_only = read_only and self.path.exists()  # a new file is created (with its schema) first
+        while True:
+            try:
+                con = duckdb.connect(str(self.path), read_only=read_only)
+                break
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise StoreBusy(f"{self.path}: {exc}") from exc
+                time.sleep(delay + random.random() * delay)
+                delay = min(delay * 1.5, 1.0)
+        try:
+            if not read_only:
+                con.execute(SCHEMA)
+            yield con
+        finally:
+            con.close()
+
+    def replace_partition(self, partition_key: str, tables: dict[str, list[dict]]) -> dict[str, int]:
+        """Delete-then-insert every row of one partition, in one transaction."""
+        counts = {}
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for table, rows in tables.items():
+                    if table not in TABLES:
+                        raise ValueError(f"unknown table {table!r}")
+                    con.execute(f"DELETE FROM {table} WHERE partition_key = ?", [partition_key])
+                    counts[table] = self._insert(con, table, [{**r, "partition_key": partition_key} for r in rows])
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return counts
+
+    @staticmethod
+    def _insert(con, table: str, rows: list[dict]) -> int:
+        if not rows:
+            return 0
+        cols = [r[1] for r in con.execute(f"PRAGMA table_info('{table}')").fetchall()]
+        values = [[_cell(r.get(c)) for c in cols] for r in rows]
+        con.executemany(f"INSERT INTO {table} ({', '.join(chr(34) + c + chr(34) for c in cols)}) "
+                        f"VALUES ({', '.join('?' for _ in cols)})", values)
+        return len(rows)
+
+    def upsert_manifest(self, manifest: dict) -> None:
+        s = manifest["settings"]
+        with self.connect() as con:
+            con.execute("DELETE FROM manifests WHERE run_id = ?", [manifest["run_id"]])
+            con.execute("INSERT INTO manifests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                manifest["run_id"], s["model"], s["agent"], s["url"], manifest["suite"]["fingerprint"],
+                manifest.get("created"), json.dumps(manifest["versions"]), json.dumps(manifest.get("gpus", [])),
+                json.dumps(manifest.get("server", {})), json.dumps(s)])
+
+    def remember_model(self, model_key: str, model_id: str, endpoint: str) -> None:
+        with self.connect() as con:
+            con.execute("INSERT INTO models VALUES (?, ?, ?, now()) ON CONFLICT DO NOTHING", [model_key, model_id, endpoint])
+
+    def model_of(self, model_key: str) -> tuple[str, str] | None:
+        with self.connect() as con:
+            row = con.execute("SELECT model_id, endpoint FROM models WHERE model_key = ?", [model_key]).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def query(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
+        with self.connect(read_only=True) as con:
+            cur = con.execute(sql, params or [])
+            return [d[0] for d in cur.description or []], cur.fetchall()
+
+
+def _cell(value):
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return value
