@@ -1,12 +1,39 @@
 """The one composition root of the kbench code location."""
 
+import os
+
 import dagster as dg
 
+from assets.results import results
+from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
-from kbench_dagster.resources import SandboxSettings, SuiteSource
+from kbench_dagster.resources import (AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource)
+from kbench_dagster.sensors import BENCHMARK_JOB, new_model_release_sensor
+
+benchmark_job = dg.define_asset_job(BENCHMARK_JOB, selection=[agent_runs, gradings])
+
+
+def endpoints_from_env() -> ModelEndpoints:
+    """KBENCH_ENDPOINTS="name=url,name=url" (default local=http://127.0.0.1:8093/v1); key from KBENCH_API_KEY."""
+    spec = os.environ.get("KBENCH_ENDPOINTS", "local=http://127.0.0.1:8093/v1")
+    urls = dict(part.split("=", 1) for part in spec.split(",") if "=" in part)
+    return ModelEndpoints(urls=urls, api_key=dg.EnvVar("KBENCH_API_KEY") if os.environ.get("KBENCH_API_KEY") else None,
+                          slots=int(os.environ.get("KBENCH_SLOTS", "1")))
+
+
+RESOURCES = {
+    "suite_source": SuiteSource(),
+    "sandbox": SandboxSettings(),
+    "agent": AgentSettings(agent=os.environ.get("KBENCH_AGENT", "pi"), tasks=os.environ.get("KBENCH_TASKS", "")),
+    "results_db": ResultsDB(),
+    "endpoints": endpoints_from_env(),
+}
 
 defs = dg.Definitions(
-    assets=[task_suites],
+    assets=[task_suites, agent_runs, gradings, results],
     asset_checks=[hidden_tests_are_proven],
-    resources={"suite_source": SuiteSource(), "sandbox": SandboxSettings()},
+    jobs=[benchmark_job],
+    sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(
+        "results_automation", target=dg.AssetSelection.assets(results), default_status=dg.DefaultSensorStatus.RUNNING)],
+    resources=RESOURCES,
 )

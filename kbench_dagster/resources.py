@@ -1,12 +1,16 @@
-"""Resources: small classes the assets get their settings and outside systems from."""
+"""Resources: small classes the assets get settings and outside systems from; each with a real and a fake."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+from pydantic import PrivateAttr
 
+from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation import IsolationConfig
+from sandbox.server_probe import fetch_json
 from sandbox.workdirs import default_work_root
 from task_defs import Suite, load_suite
 
@@ -18,6 +22,9 @@ class SuiteSource(dg.ConfigurableResource):
 
     def load(self) -> list[Suite]:
         return [load_suite(s) for s in self.suites]
+
+    def primary(self) -> Suite:
+        return self.load()[0]
 
 
 class SandboxSettings(dg.ConfigurableResource):
@@ -32,3 +39,71 @@ class SandboxSettings(dg.ConfigurableResource):
 
     def work_path(self) -> Path:
         return Path(self.work_root) if self.work_root else default_work_root()
+
+
+class AgentSettings(dg.ConfigurableResource):
+    """Which agent drives the model, how long a session may take, where run records go."""
+
+    agent: str = "pi"
+    tool_format: str = "auto"
+    timeout_s: float = 600.0
+    workers: int = 1
+    runs_root: str = "runs"
+    tasks: str = ""  # ids, categories or tiers; empty = the whole suite
+
+
+class ResultsDB(dg.ConfigurableResource):
+    """The DuckDB results store (a resource, not an IO manager: rows are written in short transactions)."""
+
+    path: str = str(DEFAULT_DB)
+
+    def store(self) -> ResultsStore:
+        return ResultsStore(self.path)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    url: str
+    api_key: str | None
+    slots: int
+
+
+class ModelEndpoints(dg.ConfigurableResource):
+    """The real OpenAI-compatible servers to benchmark: name, URL, key (through EnvVar), slots."""
+
+    urls: dict[str, str] = {"local": "http://127.0.0.1:8093/v1"}
+    api_key: str | None = None
+    slots: int = 1
+
+    def endpoints(self) -> list[Endpoint]:
+        return [Endpoint(name, url, self.api_key, self.slots) for name, url in self.urls.items()]
+
+    def get(self, name: str) -> Endpoint:
+        for e in self.endpoints():
+            if e.name == name:
+                return e
+        raise KeyError(f"no endpoint {name!r}; configured: {', '.join(self.urls)}")
+
+    def list_models(self, name: str) -> list[str]:
+        data = fetch_json(self.get(name).url.rstrip("/") + "/models", self.api_key)
+        return [m["id"] for m in data.get("data", [])]
+
+
+class ScriptedEndpoints(ModelEndpoints):
+    """The fake: a scripted server (sandbox.scripted) started in this process on first use."""
+
+    persona: str = "oracle"
+    latency: float = 0.0
+    model_ids: list[str] = []  # extra model ids /v1/models should list (the sensor sees them as releases)
+    _server: object = PrivateAttr(default=None)
+
+    def endpoints(self) -> list[Endpoint]:
+        if self._server is None:
+            from sandbox.scripted import ScriptedServer
+
+            self._server = ScriptedServer(persona=self.persona, port=0, latency=self.latency).start()
+        return [Endpoint("scripted", self._server.url, None, self.slots)]
+
+    def list_models(self, name: str) -> list[str]:
+        return super().list_models(name) + list(self.model_ids)

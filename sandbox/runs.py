@@ -47,6 +47,7 @@ class RunSpec:
     tasks: list[Task]
     url: str = "http://127.0.0.1:8093/v1"
     seeds: int = 1
+    seed_list: list[int] | None = None  # exactly these seeds instead of 1..seeds (a Dagster cell is one seed)
     workers: int = 1
     timeout_s: float = 600.0
     agent: str = "pi"  # pi | builtin
@@ -66,7 +67,7 @@ class RunSpec:
             "run_id": self.run_id, "model": self.model, "url": self.url, "agent": self.agent,
             "tool_format": self.tool_format if self.agent == "builtin" else None,
             "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
-            "seeds": self.seeds, "workers": self.workers, "timeout_s": self.timeout_s,
+            "seeds": self.seed_list or self.seeds, "workers": self.workers, "timeout_s": self.timeout_s,
             "keep_work": self.keep_work, "api_key_set": bool(self.api_key),
             "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
             "sandbox_uid": self.isolation.run_as_uid if self.isolation.drops_uid else None,
@@ -86,7 +87,8 @@ class Attempt:
 
 def plan(spec: RunSpec) -> list[Attempt]:
     """Seed 1 of every task (and condition) before seed 2."""
-    return [Attempt(c, t, s) for s in range(1, spec.seeds + 1) for t in spec.tasks for c in spec.conds]
+    seeds = spec.seed_list or range(1, spec.seeds + 1)
+    return [Attempt(c, t, s) for s in seeds for t in spec.tasks for c in spec.conds]
 
 
 @dataclass
@@ -150,7 +152,7 @@ class Runner:
                                 tool_format=self.spec.tool_format)  # type: ignore[arg-type]
         if self.spec.agent == "pi":
             modules = node_modules_of(self.spec.pi_path)
-            agent_dir = write_pi_config(self.run_dir / "pi-agent", proxy.url, self.spec.model, self.spec.conds)
+            agent_dir = write_pi_config(self.run_dir / "pi-agent", self.spec.url, self.spec.model, self.spec.conds)
             return PiAgent(proxy, self.spec.model, agent_dir, modules)
         raise ValueError(f"--agent must be pi or builtin, not {self.spec.agent!r}")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import uuid
@@ -12,7 +13,7 @@ from pathlib import Path
 from sandbox.agents.builtin import SYSTEM_PROMPT
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.textcalls import parse_text_calls
-from sandbox.conditions import Condition
+from sandbox.conditions import CONDITIONS, Condition
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import MB, Limits
 from sandbox.runner import run_session
@@ -53,8 +54,13 @@ def pi_version(node_modules: Path) -> str:
 
 
 def write_pi_config(agent_dir: Path, url: str, model: str, conds: list[Condition], context_window: int = 32768) -> Path:
-    """runs/RUNID/pi-agent/: a provider kb-COND per condition, settings without compaction or retries, our prompt."""
+    """runs/RUNID/pi-agent/: a provider kb-COND per condition, settings without compaction or retries, our prompt.
+
+    Every condition without an extension gets its provider whatever the run selected, so runs of other cells
+    that share the RUNID (Dagster partitions, at once) write the very same files.
+    """
     agent_dir.mkdir(parents=True, exist_ok=True)
+    conds = list({c.name: c for c in [*CONDITIONS.values(), *conds] if not c.needs_extension or c.extension}.values())
     providers = {
         f"kb-{c.name}": {
             "baseUrl": url, "api": "openai-completions", "apiKey": "KBENCH_PI_KEY", "compat": COMPAT,
@@ -63,9 +69,12 @@ def write_pi_config(agent_dir: Path, url: str, model: str, conds: list[Condition
         }
         for c in conds
     }
-    (agent_dir / "models.json").write_text(json.dumps({"providers": providers}, indent=2))
-    (agent_dir / "settings.json").write_text(json.dumps({"compaction": {"enabled": False}, "retry": {"enabled": False}}, indent=2))
-    (agent_dir / "SYSTEM.md").write_text(SYSTEM_PROMPT)
+    for name, text in (("models.json", json.dumps({"providers": providers}, indent=2)),
+                       ("settings.json", json.dumps({"compaction": {"enabled": False}, "retry": {"enabled": False}}, indent=2)),
+                       ("SYSTEM.md", SYSTEM_PROMPT)):
+        tmp = agent_dir / f".{name}.{uuid.uuid4().hex}"
+        tmp.write_text(text)
+        os.replace(tmp, agent_dir / name)
     agent_dir.chmod(0o755)
     for f in agent_dir.iterdir():
         f.chmod(0o644)
@@ -142,6 +151,11 @@ class PiAgent:
         # pi writes lock files into its config folder: each session gets its own writable copy.
         session_dir = private_copy({"pi-agent": self.agent_dir}, near=workdir)
         own_agent_dir = session_dir / "pi-agent"
+        # The run's record names the real server; this session's copy points pi at this process's proxy.
+        models = json.loads((own_agent_dir / "models.json").read_text())
+        for provider in models["providers"].values():
+            provider["baseUrl"] = self.proxy.url
+        (own_agent_dir / "models.json").write_text(json.dumps(models, indent=2))
         modules = INSIDE_NODE_MODULES if bwrap else str(self.node_modules)
         agent_dir = INSIDE_AGENT_DIR if bwrap else str(own_agent_dir)
         binds: list = [(self.node_modules, INSIDE_NODE_MODULES)]

@@ -1,0 +1,40 @@
+"""Partitions: a dynamic `model` dimension times a static `cell` (condition and seed, e.g. `think.s1`)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import dagster as dg
+
+from sandbox.conditions import CONDITIONS, DEFAULT
+
+SEEDS = (1, 2, 3)
+CELLS = [f"{c}.s{s}" for c in DEFAULT for s in SEEDS]
+
+model_partitions = dg.DynamicPartitionsDefinition(name="model")
+cell_partitions = dg.StaticPartitionsDefinition(CELLS)
+run_partitions = dg.MultiPartitionsDefinition({"model": model_partitions, "cell": cell_partitions})
+
+
+def model_key(model_id: str) -> str:
+    """A partition key for a model id: Dagster forbids `| [ ] ,` in keys, and a key must stay readable.
+
+    Changed ids get a short hash so two ids that clean to the same text never share a key.
+    """
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("_")[:80] or "model"
+    if clean != model_id:
+        clean = f"{clean}-{hashlib.sha256(model_id.encode()).hexdigest()[:6]}"
+    return clean
+
+
+def parse_cell(cell: str) -> tuple[str, int]:
+    cond, _, seed = cell.rpartition(".s")
+    if cond not in CONDITIONS or not seed.isdigit():
+        raise ValueError(f"cell {cell!r}: expected CONDITION.sSEED such as think.s1")
+    return cond, int(seed)
+
+
+def keys_of(context: dg.AssetExecutionContext) -> tuple[str, str]:
+    keys = context.partition_key.keys_by_dimension
+    return keys["model"], keys["cell"]

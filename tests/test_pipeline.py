@@ -1,0 +1,173 @@
+"""The Dagster pipeline in-process: partitions against the scripted server, rows in DuckDB, the sensor, regrading."""
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import dagster as dg
+import pytest
+
+from assets.results import results
+from assets.runs import agent_runs, gradings
+from assets.suites import task_suites
+from conftest import REPO
+from kbench_dagster.definitions import benchmark_job, defs
+from kbench_dagster.partitions import model_key, parse_cell
+from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
+from kbench_dagster.sensors import new_model_release_sensor
+from kbench_dagster.store import ResultsStore
+from sandbox.scripted import ScriptedServer
+from task_defs.loader import suite_root
+
+TASKS = ["fizz", "counterrors"]
+
+
+@pytest.fixture
+def suite_dir(tmp_path):
+    """A two-task copy of the suite, so a test can change a hidden test."""
+    root = tmp_path / "suite"
+    for t in TASKS:
+        shutil.copytree(suite_root() / t, root / t)
+    return root
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        yield srv
+
+
+def resources(tmp_path, suite_dir, srv):
+    return {
+        "suite_source": SuiteSource(suites=[str(suite_dir)]),
+        "endpoints": ModelEndpoints(urls={"scripted": srv.url}, slots=2),
+        "agent": AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"), workers=2),
+        "sandbox": SandboxSettings(work_root=str(tmp_path / "work")),
+        "results_db": ResultsDB(path=str(tmp_path / "results.duckdb")),
+    }
+
+
+def register(instance, res, model_id="scripted-oracle"):
+    key = model_key(model_id)
+    instance.add_dynamic_partitions("model", [key])
+    ResultsStore(res["results_db"].path).remember_model(key, model_id, "scripted")
+    return key
+
+
+def materialize(assets, res, instance, key, cell="base.s1"):
+    return dg.materialize([task_suites, *assets], selection=assets, resources=res, instance=instance,
+                          partition_key=dg.MultiPartitionKey({"model": key, "cell": cell}))
+
+
+def test_definitions_load_with_every_piece():
+    dg.Definitions.validate_loadable(defs)
+    keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
+    assert keys == {"task_suites", "agent_runs", "gradings", "results"}
+    assert defs.resolve_job_def("benchmark").partitions_def is not None
+    assert defs.resolve_sensor_def("new_model_release_sensor")
+
+
+def test_model_keys_are_valid_partition_keys():
+    assert model_key("qwen2.5-coder-1.5b-instruct") == "qwen2.5-coder-1.5b-instruct"
+    weird = model_key("org/model:q4|v2,[test]")
+    assert not set("|[],") & set(weird) and weird != model_key("org/model:q4|v2,[tesT]")
+    assert parse_cell("think.s2") == ("think", 2)
+    with pytest.raises(ValueError, match="CONDITION.sSEED"):
+        parse_cell("fast.s1")
+
+
+def test_a_partition_lands_in_duckdb_and_a_rerun_replaces(tmp_path, suite_dir, server):
+    res = resources(tmp_path, suite_dir, server)
+    instance = dg.DagsterInstance.ephemeral()
+    key = register(instance, res)
+    for _ in range(2):
+        out = materialize([agent_runs, gradings], res, instance, key)
+        assert out.success
+    store = ResultsStore(res["results_db"].path)
+    _, rows = store.query("SELECT task, outcome, condition, seed FROM attempts ORDER BY task")
+    assert rows == [("counterrors", "pass", "base", 1), ("fizz", "pass", "base", 1)]
+    _, graded = store.query("SELECT count(*) FROM gradings")
+    assert graded == [(2,)]
+    mat = out.asset_materializations_for_node("agent_runs")[0]
+    assert mat.metadata["rows"].value == 2 and mat.metadata["already_recorded"].value == 2
+    out = dg.materialize([results], resources=res, instance=instance)
+    assert out.success
+    _, scored = store.query("SELECT model, condition, runs, pass_at_1 FROM (" + __import__(
+        "kbench_dagster.views", fromlist=["PASS_AT_1"]).PASS_AT_1 + ")")
+    assert scored == [("scripted-oracle", "base", 2, 1.0)]
+
+
+def test_changed_hidden_test_regrades_without_any_agent_call(tmp_path, suite_dir, server):
+    res = resources(tmp_path, suite_dir, server)
+    instance = dg.DagsterInstance.ephemeral()
+    key = register(instance, res)
+    assert materialize([agent_runs, gradings], res, instance, key).success
+    calls = server.chat_requests
+    test = suite_dir / "fizz" / "tests" / "test_task.py"
+    # A stricter hidden test: fizzbuzz(15) must now also end with a trailing marker the agent never wrote.
+    test.write_text(test.read_text().replace("kb.main()", textwrap.dedent("""
+        @kb.case
+        def new_rule():
+            kb.eq(fb(3)[-1], "Fizz!", "fizzbuzz(3)[-1] under the new rule")
+
+
+        kb.main()""")))
+    out = materialize([gradings], res, instance, key)
+    assert out.success
+    assert server.chat_requests == calls, "regrading must not call the model"
+    store = ResultsStore(res["results_db"].path)
+    _, rows = store.query("SELECT task, outcome, regraded FROM gradings ORDER BY task")
+    assert rows == [("counterrors", "pass", True), ("fizz", "wrong", True)]
+    _, attempts = store.query("SELECT task, outcome FROM attempts ORDER BY task")
+    assert attempts == [("counterrors", "pass"), ("fizz", "pass")]  # the run's own record is kept
+
+
+def test_the_sensor_adds_a_new_model_once_and_requests_its_runs_once(tmp_path, suite_dir, server):
+    res = resources(tmp_path, suite_dir, server)
+    instance = dg.DagsterInstance.ephemeral()
+    sensor_defs = dg.Definitions(assets=[task_suites, agent_runs, gradings], jobs=[benchmark_job],
+                                 sensors=[new_model_release_sensor], resources=res)
+    ctx = dg.build_sensor_context(instance=instance, definitions=sensor_defs, resources=res)
+    first = new_model_release_sensor(ctx)
+    assert isinstance(first, dg.SensorResult)
+    assert [r.run_key for r in first.run_requests] == [f"scripted-oracle:{c}" for c in ("base.s1", "think.s1", "base8k.s1")]
+    assert instance.get_dynamic_partitions("model") == []  # the daemon applies the requests; here we do
+    instance.add_dynamic_partitions("model", first.dynamic_partitions_requests[0].partition_keys)
+    ctx2 = dg.build_sensor_context(instance=instance, definitions=sensor_defs, cursor=first.cursor, resources=res)
+    second = new_model_release_sensor(ctx2)
+    assert isinstance(second, dg.SkipReason)
+    assert instance.get_dynamic_partitions("model") == ["scripted-oracle"]
+    assert ResultsStore(res["results_db"].path).model_of("scripted-oracle") == ("scripted-oracle", "scripted")
+
+
+MATERIALIZE_ONE = """
+import sys, dagster as dg
+sys.path.insert(0, {repo!r})
+from assets.runs import agent_runs
+from assets.suites import task_suites
+from kbench_dagster.resources import *
+res = dict(suite_source=SuiteSource(suites=[{suite!r}]), endpoints=ModelEndpoints(urls={{"scripted": {url!r}}}),
+           agent=AgentSettings(agent="builtin", runs_root={runs!r}), sandbox=SandboxSettings(work_root={work!r}),
+           results_db=ResultsDB(path={db!r}))
+instance = dg.DagsterInstance.ephemeral()
+instance.add_dynamic_partitions("model", ["scripted-oracle"])
+out = dg.materialize([task_suites, agent_runs], selection=[agent_runs], resources=res, instance=instance,
+                     partition_key=dg.MultiPartitionKey({{"model": "scripted-oracle", "cell": sys.argv[1]}}))
+sys.exit(0 if out.success else 1)
+"""
+
+
+def test_two_partitions_at_once_in_two_processes_both_land(tmp_path, suite_dir, server):
+    res = resources(tmp_path, suite_dir, server)
+    ResultsStore(res["results_db"].path).remember_model("scripted-oracle", "scripted-oracle", "scripted")
+    script = MATERIALIZE_ONE.format(repo=str(REPO), suite=str(suite_dir), url=server.url, runs=str(tmp_path / "runs"),
+                                    work=str(tmp_path / "work"), db=res["results_db"].path)
+    procs = [subprocess.Popen([sys.executable, "-c", script, cell], cwd=REPO) for cell in ("base.s1", "think.s1")]
+    assert [p.wait(timeout=240) for p in procs] == [0, 0]
+    _, rows = ResultsStore(res["results_db"].path).query(
+        "SELECT condition, count(*) FROM attempts GROUP BY condition ORDER BY condition")
+    assert rows == [("base", 2), ("think", 2)]
+    manifest = json.loads((tmp_path / "runs" / "dg-builtin-scripted-oracle" / "manifest.json").read_text())
+    assert manifest["settings"]["model"] == "scripted-oracle"
