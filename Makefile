@@ -7,7 +7,7 @@ NODE_STAMP := node_modules/.installed
 APT_PACKAGES := bubblewrap zip unzip git libgomp1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages demo test test-real bench ui clean
+.PHONY: setup system-packages demo test test-real test-integration bench ui clean
 
 setup: system-packages $(STAMP) $(NODE_STAMP)
 
@@ -37,6 +37,13 @@ demo: setup
 test: setup
 	@$(VENV)/bin/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
+
+# The Dagster UI and daemon on http://127.0.0.1:3000 (KBENCH_ENDPOINTS, KBENCH_SLOTS, KBENCH_AGENT configure it)
+ui: setup
+	$(VENV)/bin/kbench ui
+
+test-integration: setup
+	$(VENV)/bin/python -m pytest -q -m integration
 
 test-real: setup
 	$(VENV)/bin/python -m pytest -q -m real_model

@@ -196,6 +196,12 @@ def cmd_demo(args) -> int:
     return run_demo(pack=args.model_pack, tasks=args.tasks, timeout_s=args.timeout, runs=args.runs)
 
 
+def cmd_ui(args) -> int:
+    from kbench_dagster.ui import run_ui
+
+    return run_ui(port=args.port, home=args.home)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
     p.add_argument("--suite", default="kbench", help="suite name or folder (default kbench)")
@@ -284,6 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--db", default=str(DEFAULT_DB), help=f"DuckDB file (default {DEFAULT_DB} or $KBENCH_DB)")
     s.set_defaults(func=cmd_sql)
+
+    s = sub.add_parser("ui", help="the Dagster UI and daemon (dagster dev) on 127.0.0.1")
+    s.add_argument("--port", type=int, default=3000)
+    s.add_argument("--home", help="DAGSTER_HOME (default .state/dagster)")
+    s.set_defaults(func=cmd_ui)
 
     s = sub.add_parser("report", help="the tables of one run")
     s.add_argument("run_id", metavar="RUNID")

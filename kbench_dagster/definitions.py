@@ -24,7 +24,8 @@ def endpoints_from_env() -> ModelEndpoints:
 RESOURCES = {
     "suite_source": SuiteSource(),
     "sandbox": SandboxSettings(),
-    "agent": AgentSettings(agent=os.environ.get("KBENCH_AGENT", "pi"), tasks=os.environ.get("KBENCH_TASKS", "")),
+    "agent": AgentSettings(agent=os.environ.get("KBENCH_AGENT", "pi"), tasks=os.environ.get("KBENCH_TASKS", ""),
+                           runs_root=os.environ.get("KBENCH_RUNS", "runs")),
     "results_db": ResultsDB(),
     "endpoints": endpoints_from_env(),
 }

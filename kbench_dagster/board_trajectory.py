@@ -1,0 +1,139 @@
+"""One attempt's evidence, readable: events.jsonl as a conversation (both agents' formats), tests.txt, final files.
+
+Used by `kbench triage --task` (as text) and by the board's trajectory pages (as HTML).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MAX_FILE_CHARS = 20_000
+MAX_FILES = 50
+
+
+def _pi_turns(ev: dict, session: int) -> list[dict]:
+    if ev.get("type") != "message_end":
+        return []
+    msg = ev.get("message") or {}
+    role = msg.get("role")
+    out: list[dict] = []
+    if role == "assistant":
+        texts, thinking = [], []
+        calls = []
+        for part in msg.get("content") or []:
+            kind = part.get("type")
+            if kind == "text":
+                texts.append(part.get("text", ""))
+            elif kind == "thinking":
+                thinking.append(part.get("thinking", ""))
+            elif kind == "toolCall":
+                calls.append({"kind": "tool_call", "session": session, "name": part.get("name"),
+                              "args": part.get("arguments"), "form": "native"})
+        if msg.get("stopReason") == "error" and msg.get("errorMessage"):
+            texts.append(f"[error: {msg['errorMessage']}]")
+        out.append({"kind": "assistant", "session": session, "text": "\n".join(texts),
+                    "reasoning": "\n".join(thinking) or None, "stop": msg.get("stopReason")})
+        out += calls
+    elif role == "toolResult":
+        text = "\n".join(p.get("text", "") for p in msg.get("content") or [] if p.get("type") == "text")
+        out.append({"kind": "tool_result", "session": session, "name": msg.get("toolName"), "text": text,
+                    "is_error": bool(msg.get("isError"))})
+    return out
+
+
+def conversation(events_path: Path) -> list[dict]:
+    """Turns in order: prompt, assistant (text, reasoning), tool_call (name, args), tool_result (text, is_error),
+    error and note."""
+    path = Path(events_path)
+    if not path.exists():
+        return []
+    turns: list[dict] = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(ev, dict):
+                continue
+            kind, session = ev.get("type"), ev.get("session", 0)
+            if kind == "prompt":
+                turns.append({"kind": "prompt", "session": session, "text": ev.get("text", "")})
+            elif kind == "assistant":
+                turns.append({"kind": "assistant", "session": session, "text": ev.get("content") or "",
+                              "reasoning": ev.get("reasoning"), "stop": ev.get("finish_reason")})
+            elif kind == "tool_call":
+                turns.append({"kind": "tool_call", "session": session, "name": ev.get("name"),
+                              "args": ev.get("args"), "form": ev.get("form")})
+            elif kind == "tool_result":
+                turns.append({"kind": "tool_result", "session": session, "name": ev.get("name"),
+                              "text": ev.get("output", ""), "is_error": bool(ev.get("is_error"))})
+            elif kind == "pi":
+                turns += _pi_turns(ev.get("event") or {}, session)
+            elif kind in ("tool_format_error", "error", "server_faults"):
+                turns.append({"kind": "error", "session": session,
+                              "text": f"{kind}: {ev.get('message') or json.dumps(ev.get('faults', ev))[:500]}"})
+            elif kind in ("timeout", "requeue", "pi_exit", "pi_output"):
+                detail = ev.get("message") or ev.get("reason") or ev.get("text") or (
+                    f"pi exited {ev.get('returncode')}" + (" (timed out)" if ev.get("timed_out") else "")
+                    if kind == "pi_exit" else "")
+                turns.append({"kind": "note", "session": session, "text": f"{kind}: {detail}"})
+    return turns
+
+
+def final_files(workdir: Path) -> list[dict]:
+    """The agent's final files: path, size and text (None for binary; cut at MAX_FILE_CHARS)."""
+    workdir = Path(workdir)
+    if not workdir.is_dir():
+        return []
+    out = []
+    for f in sorted(p for p in workdir.rglob("*") if p.is_file())[:MAX_FILES]:
+        size = f.stat().st_size
+        try:
+            text = f.read_bytes()[: MAX_FILE_CHARS * 4].decode("utf-8")[:MAX_FILE_CHARS]
+        except UnicodeDecodeError:
+            text = None
+        out.append({"path": str(f.relative_to(workdir)), "size": size, "text": text})
+    return out
+
+
+def read_text(path: Path, limit: int = 200_000) -> str:
+    p = Path(path)
+    if not p.exists():
+        return ""
+    with open(p, encoding="utf-8", errors="replace") as fh:
+        return fh.read(limit)
+
+
+def _args_text(args) -> str:
+    if isinstance(args, dict):
+        parts = []
+        for k, v in args.items():
+            v = v if isinstance(v, str) else json.dumps(v)
+            parts.append(f"{k}:\n{v}" if "\n" in v else f"{k}: {v}")
+        return "\n".join(parts)
+    return json.dumps(args)
+
+
+def conversation_text(turns: list[dict], width: int = 4000) -> str:
+    lines = []
+    session = None
+    for t in turns:
+        if t["session"] != session:
+            session = t["session"]
+            lines.append(f"=== session {session}")
+        if t["kind"] == "prompt":
+            lines.append(f"[user]\n{t['text'].rstrip()}")
+        elif t["kind"] == "assistant":
+            if t.get("reasoning"):
+                lines.append(f"[assistant thinking]\n{t['reasoning'][:width].rstrip()}")
+            lines.append(f"[assistant]\n{(t['text'] or '(no text)')[:width].rstrip()}")
+        elif t["kind"] == "tool_call":
+            lines.append(f"[tool call {t['name']}{' (' + t['form'] + ')' if t.get('form') else ''}]\n"
+                         f"{_args_text(t['args'])[:width].rstrip()}")
+        elif t["kind"] == "tool_result":
+            lines.append(f"[tool result {t['name']}{' ERROR' if t['is_error'] else ''}]\n{t['text'][:width].rstrip()}")
+        else:
+            lines.append(f"[{t['kind']}] {t['text']}")
+    return "\n".join(lines)

@@ -1,0 +1,59 @@
+"""`kbench ui` (make ui): `dagster dev` on 127.0.0.1 with a project DAGSTER_HOME; Ctrl-C or SIGTERM stops it all."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TEMPLATE = Path(__file__).with_name("dagster.yaml")
+
+
+def prepare_home(home: Path, slots: int) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    text = re.sub(r"default_limit: \d+", f"default_limit: {slots}", TEMPLATE.read_text())
+    (home / "dagster.yaml").write_text(text)
+    return home
+
+
+def start_dagster_dev(home: Path, port: int, env: dict | None = None, log=None) -> subprocess.Popen:
+    """In its own process group with default signal handling, so the whole group can be stopped."""
+    full_env = {**os.environ, **(env or {}), "DAGSTER_HOME": str(home)}
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "dagster"), "dev", "-h", "127.0.0.1", "-p", str(port),
+         "-w", str(REPO / "workspace.yaml")],
+        cwd=REPO, env=full_env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT if log else None)
+
+
+def stop_group(proc: subprocess.Popen, grace_s: float = 20.0) -> None:
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            os.killpg(proc.pid, signal.SIGKILL)  # children the parent left behind
+        except ProcessLookupError:
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_ui(port: int = 3000, home: str | None = None) -> int:
+    slots = int(os.environ.get("KBENCH_SLOTS", "1"))
+    dagster_home = prepare_home(Path(home) if home else REPO / ".state" / "dagster", slots)
+    proc = start_dagster_dev(dagster_home, port)
+    print(f"Dagster UI on http://127.0.0.1:{port} (DAGSTER_HOME={dagster_home}); Ctrl-C stops it", file=sys.stderr)
+
+    def stop(signum, frame):
+        stop_group(proc)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    return proc.wait()
