@@ -5,7 +5,7 @@ import dagster as dg
 
 from assets.runs import gradings
 from kbench_dagster.resources import ResultsDB
-from kbench_dagster.views import PASS_AT_1, SCORED_VIEW
+from kbench_dagster.views import PASS_AT_1
 
 # After gradings land, but never while any gradings partition is still running, so a 100-partition backfill ends
 # in one refresh. Not `eager()`: it waits until no dependency partition is missing, and most model x cell
@@ -21,8 +21,7 @@ AFTER_GRADINGS = (
 def results(results_db: ResultsDB) -> dg.MaterializeResult:
     """DuckDB tables (runs, attempts, gradings, events_summary, manifests, models) and the `scored` view."""
     store = results_db.store()
-    with store.connect() as con:
-        con.execute(SCORED_VIEW)
+    with store.connect() as con:  # opening it creates the tables and the `scored` view if missing
         counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
                   for t in ("runs", "attempts", "gradings", "events_summary", "manifests", "models")}
         cols = [d[0] for d in con.execute(PASS_AT_1).description]

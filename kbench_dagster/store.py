@@ -16,6 +16,8 @@ from pathlib import Path
 
 import duckdb
 
+from kbench_dagster.views import SCORED_VIEW
+
 DEFAULT_DB = Path(os.environ.get("KBENCH_DB", Path(__file__).resolve().parent.parent / ".state" / "kbench.duckdb"))
 
 ATTEMPT_COLUMNS = {
@@ -84,6 +86,7 @@ class ResultsStore:
         try:
             if not read_only:
                 con.execute(SCHEMA)
+                con.execute(SCORED_VIEW)
             yield con
         finally:
             con.close()
@@ -134,6 +137,9 @@ class ResultsStore:
         return (row[0], row[1]) if row else None
 
     def query(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
+        """A read-only query: a user's SQL can never change the results."""
+        with self.connect():  # tables and views in place (older files gain new views)
+            pass
         with self.connect(read_only=True) as con:
             cur = con.execute(sql, params or [])
             return [d[0] for d in cur.description or []], cur.fetchall()

@@ -171,3 +171,23 @@ def test_two_partitions_at_once_in_two_processes_both_land(tmp_path, suite_dir, 
     assert rows == [("base", 2), ("think", 2)]
     manifest = json.loads((tmp_path / "runs" / "dg-builtin-scripted-oracle" / "manifest.json").read_text())
     assert manifest["settings"]["model"] == "scripted-oracle"
+
+
+def test_kbench_run_and_the_assets_write_the_same_rows(tmp_path, suite_dir, server, capsys):
+    from kbench_dagster.cli import main
+
+    res = resources(tmp_path, suite_dir, server)
+    instance = dg.DagsterInstance.ephemeral()
+    key = register(instance, res)
+    assert materialize([agent_runs, gradings], res, instance, key).success
+    cli_db = tmp_path / "cli.duckdb"
+    assert main(["--suite", str(suite_dir), "run", "plain", "--model", "scripted-oracle", "--url", server.url,
+                 "--agent", "builtin", "--conds", "base", "--runs", str(tmp_path / "runs-cli"),
+                 "--work", str(tmp_path / "work-cli"), "--db", str(cli_db)]) == 0
+    assert "pass@1" in capsys.readouterr().out
+    same = ("model", "agent", "condition", "task", "seed", "category", "tier", "outcome", "turns", "tool_calls",
+            "tool_format_errors", "false_claim", "suite_fingerprint")
+    sql = f"SELECT {', '.join(same)} FROM attempts ORDER BY task"
+    assert ResultsStore(cli_db).query(sql) == ResultsStore(res["results_db"].path).query(sql)
+    assert main(["sql", "SELECT task, outcome FROM scored ORDER BY task", "--db", str(cli_db)]) == 0
+    assert "counterrors  pass" in capsys.readouterr().out
