@@ -15,7 +15,8 @@ from assets.suites import task_suites
 from conftest import REPO
 from kbench_dagster.definitions import benchmark_job, defs
 from kbench_dagster.partitions import model_key, parse_cell
-from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
+from kbench_dagster.resources import (AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, ScriptedEndpoints,
+                                      SuiteSource)
 from kbench_dagster.sensors import new_model_release_sensor
 from kbench_dagster.store import ResultsStore
 from sandbox.scripted import ScriptedServer
@@ -124,22 +125,38 @@ def test_changed_hidden_test_regrades_without_any_agent_call(tmp_path, suite_dir
     assert attempts == [("counterrors", "pass"), ("fizz", "pass")]  # the run's own record is kept
 
 
-def test_the_sensor_adds_a_new_model_once_and_requests_its_runs_once(tmp_path, suite_dir, server):
-    res = resources(tmp_path, suite_dir, server)
+def test_the_sensor_adds_a_new_model_once_and_requests_its_runs_once(tmp_path, suite_dir):
+    """The fake endpoint (a scripted server in-process) lists one model; later a new release appears."""
     instance = dg.DagsterInstance.ephemeral()
-    sensor_defs = dg.Definitions(assets=[task_suites, agent_runs, gradings], jobs=[benchmark_job],
-                                 sensors=[new_model_release_sensor], resources=res)
-    ctx = dg.build_sensor_context(instance=instance, definitions=sensor_defs, resources=res)
-    first = new_model_release_sensor(ctx)
+    db = ResultsDB(path=str(tmp_path / "results.duckdb"))
+
+    def tick(endpoints, cursor=None):
+        ctx = dg.build_sensor_context(instance=instance, cursor=cursor,
+                                      resources={"endpoints": endpoints, "results_db": db})
+        result = new_model_release_sensor(ctx)
+        if isinstance(result, dg.SensorResult):  # what the daemon does with the result
+            for req in result.dynamic_partitions_requests:
+                instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
+        return result
+
+    first = tick(ScriptedEndpoints(persona="null"))
     assert isinstance(first, dg.SensorResult)
-    assert [r.run_key for r in first.run_requests] == [f"scripted-oracle:{c}" for c in ("base.s1", "think.s1", "base8k.s1")]
-    assert instance.get_dynamic_partitions("model") == []  # the daemon applies the requests; here we do
-    instance.add_dynamic_partitions("model", first.dynamic_partitions_requests[0].partition_keys)
-    ctx2 = dg.build_sensor_context(instance=instance, definitions=sensor_defs, cursor=first.cursor, resources=res)
-    second = new_model_release_sensor(ctx2)
-    assert isinstance(second, dg.SkipReason)
-    assert instance.get_dynamic_partitions("model") == ["scripted-oracle"]
-    assert ResultsStore(res["results_db"].path).model_of("scripted-oracle") == ("scripted-oracle", "scripted")
+    assert [r.run_key for r in first.run_requests] == [f"scripted-null:{c}" for c in ("base.s1", "think.s1", "base8k.s1")]
+    assert tick(ScriptedEndpoints(persona="null"), first.cursor).__class__ is dg.SkipReason
+    release = tick(ScriptedEndpoints(persona="null", model_ids=["vendor/qwen-next:q4|v2"]), first.cursor)
+    new_key = model_key("vendor/qwen-next:q4|v2")
+    assert {r.partition_key.keys_by_dimension["model"] for r in release.run_requests} == {new_key}
+    assert sorted(instance.get_dynamic_partitions("model")) == sorted(["scripted-null", new_key])
+    assert ResultsStore(db.path).model_of(new_key) == ("vendor/qwen-next:q4|v2", "scripted")
+
+
+def test_an_unreachable_endpoint_is_skipped_with_the_reason(tmp_path):
+    endpoints = ModelEndpoints(urls={"down": "http://127.0.0.1:9/v1"})
+    db = ResultsDB(path=str(tmp_path / "results.duckdb"))
+    ctx = dg.build_sensor_context(instance=dg.DagsterInstance.ephemeral(),
+                                  resources={"endpoints": endpoints, "results_db": db})
+    result = new_model_release_sensor(ctx)
+    assert isinstance(result, dg.SkipReason) and "unreachable: down" in result.skip_message
 
 
 MATERIALIZE_ONE = """

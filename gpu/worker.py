@@ -1,0 +1,156 @@
+"""The submission's own process. The grader (gpu/grader.py) starts one per submission with the spawn method and
+talks to it over a pipe: the grader sends inputs and poisoned outputs (shared memory, or CUDA IPC on a GPU), this
+process runs the kernel on them and answers. It never sees the reference, the expected outputs or the seeds.
+
+Before the submission is imported it records the identity of the functions timing and messaging rely on; any
+change after import or after a call is reported as tampering."""
+
+from __future__ import annotations
+
+import importlib.util
+import multiprocessing.connection as mpc
+import os
+import sys
+import time
+import traceback
+
+import torch
+import torch.multiprocessing  # noqa: F401  (registers the tensor reductions for the pipe)
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from gpu import checks, timing
+
+TB_LIMIT = 4000
+
+
+def _watched() -> list[tuple[str, object, str]]:
+    out = [(f"time.{n}", time, n) for n in
+           ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time")]
+    out += [(f"torch.{n}", torch, n) for n in
+            ("empty", "empty_like", "equal", "allclose", "isclose", "randn", "rand", "manual_seed", "synchronize")
+            if hasattr(torch, n)]
+    out += [(f"torch.Tensor.{n}", torch.Tensor, n) for n in
+            ("fill_", "copy_", "zero_", "clone", "data_ptr", "__eq__", "untyped_storage", "record_stream")]
+    out += [(f"torch.cuda.{n}", torch.cuda, n) for n in ("synchronize", "Event", "Stream", "current_stream")]
+    out += [(f"torch.cuda.Event.{n}", torch.cuda.Event, n) for n in ("record", "elapsed_time", "synchronize", "query")]
+    out += [(f"Connection.{n}", mpc.Connection, n) for n in ("send", "recv", "poll", "_send_bytes", "_recv_bytes")]
+    for mod in (timing, checks, sys.modules[__name__]):
+        out += [(f"{mod.__name__}.{n}", mod, n) for n, v in vars(mod).items()
+                if callable(v) and not n.startswith("__")]
+    return out
+
+
+class Snapshot:
+    def __init__(self) -> None:
+        self.items = [(label, obj, name, getattr(obj, name)) for label, obj, name in _watched()]
+
+    def changed(self) -> list[str]:
+        return [label for label, obj, name, val in self.items if getattr(obj, name, None) is not val]
+
+
+class OpWatch(TorchDispatchMode):
+    """Records the forbidden aten operators a call reaches."""
+
+    def __init__(self, forbidden: set[str]):
+        super().__init__()
+        self.forbidden, self.hits = forbidden, set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func._schema.name
+        if name in self.forbidden:
+            self.hits.add(name)
+        return func(*args, **(kwargs or {}))
+
+
+def _error_kind(exc: BaseException) -> str:
+    names = {c.__name__ for c in type(exc).__mro__}
+    if "CompilationError" in names or "Error building extension" in str(exc):
+        return "compile_error"
+    return "runtime_error"
+
+
+def _tb() -> str:
+    return traceback.format_exc()[-TB_LIMIT:]
+
+
+def _ptrs(args: dict) -> dict:
+    return {n: (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype, t.device) for n, t in args.items()}
+
+
+def child_main(conn, cfg: dict) -> None:
+    """Entry of the spawned process. cfg: build (folder), file (the submission), entry (function name),
+    forbidden (aten op names), device ('cpu' or 'cuda')."""
+    try:
+        os.setsid()  # its own process group, so the grader can kill it and anything it started
+    except OSError:
+        pass
+    os.chdir(cfg["build"])
+    sys.path.insert(0, cfg["build"])
+    device = cfg["device"]
+    if device == "cuda":
+        torch.cuda.init()
+    snap = Snapshot()
+    try:
+        spec = importlib.util.spec_from_file_location("kbench_submission", cfg["file"])
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["kbench_submission"] = mod
+        spec.loader.exec_module(mod)
+        fn = getattr(mod, cfg["entry"], None)
+        if not callable(fn):
+            conn.send(("compile_error", f"{os.path.basename(cfg['file'])} defines no function {cfg['entry']!r}"))
+            return
+    except BaseException as exc:  # noqa: BLE001 - anything at import is the submission's build failing
+        conn.send(("compile_error" if not isinstance(exc, SystemExit) else "runtime_error", _tb()))
+        return
+    conn.send(("ready", {"tamper": snap.changed()}))
+    forbidden = set(cfg["forbidden"])
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    while True:
+        try:
+            msg, payload = conn.recv()
+        except EOFError:
+            return
+        if msg == "exit":
+            return
+        try:
+            if msg == "call":
+                args = payload
+                before = _ptrs(args)
+                watch = OpWatch(forbidden)
+                if forbidden:
+                    with watch:
+                        ret = fn(**args)
+                else:
+                    ret = fn(**args)
+                sync()
+                after = _ptrs(args)
+                moved = sorted(n for n in args if before[n] != after[n])
+                conn.send(("done", {"returned": ret is not None, "forbidden": sorted(watch.hits),
+                                    "moved": moved, "tamper": snap.changed()}))
+            elif msg == "time":
+                sets, inits, n_calls = payload["sets"], payload["inits"], payload["n_calls"]
+                poison = [n for n in payload["outputs"] if n not in payload["inplace"]]
+                flush = timing.flush_buffer(device)
+                nsets = len(sets)
+
+                def prepare(k: int) -> None:
+                    s = k % nsets
+                    for n in poison:
+                        checks.poison_(sets[s][n])
+                    for n, t in inits[s].items():
+                        sets[s][n].copy_(t)
+
+                before = [_ptrs(s) for s in sets]
+                timed = timing.time_calls(lambda k: fn(**sets[k % nsets]), prepare, n_calls, device, flush)
+                sync()
+                moved = sorted({n for s, b in zip(sets, before) for n in s if _ptrs(s)[n] != b[n]})
+                conn.send(("timed", {**timed, "moved": moved, "tamper": snap.changed()}))
+            else:
+                conn.send(("runtime_error", f"unknown request {msg!r}"))
+        except BaseException as exc:  # noqa: BLE001 - the kernel's failure is the answer
+            kind = _error_kind(exc)
+            try:
+                sync()
+            except BaseException:  # noqa: BLE001 - a broken device: report the first error
+                pass
+            conn.send((kind, _tb()))
