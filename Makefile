@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
-APT_PACKAGES := bubblewrap zip unzip git libgomp1
+APT_PACKAGES := bubblewrap zip unzip git libgomp1 chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup system-packages demo test test-real test-integration bench ui clean

@@ -17,30 +17,42 @@ from kbench_dagster.store import ResultsStore
 
 SCORED_SQL = "('pass', 'wrong', 'crash', 'timeout', 'nofile')"
 GROUP_KEYS = ("model", "agent", "condition", "server", "hardware")
+_ORDER = "(COALESCE(regraded, false), COALESCE(graded_at, TIMESTAMP '1970-01-01'))"
+HARDWARE_SQL = ("CASE WHEN m.gpus IS NULL THEN 'unknown' WHEN json_array_length(m.gpus) = 0 THEN 'cpu' "
+                "ELSE split_part(json_extract_string(m.gpus, '$[0]'), ',', 1) END")
+
+# The latest grading of each attempt (a re-grade wins over the first grading, then the latest).
+GRADINGS_SQL = f"""
+SELECT run_id, condition, task, seed, arg_max(outcome, {_ORDER}) AS outcome, arg_max(detail, {_ORDER}) AS detail,
+       arg_max(test_duration_s, {_ORDER}) AS test_duration_s
+FROM gradings GROUP BY ALL
+"""
 
 # One row per attempt with its current outcome, its server and its hardware (from the run's manifest).
-ROWS_SQL = """
-WITH g AS (
-    SELECT run_id, condition, task, seed, outcome, detail, test_duration_s
-    FROM gradings
-    QUALIFY row_number() OVER (PARTITION BY run_id, condition, task, seed
-                               ORDER BY regraded DESC, graded_at DESC NULLS LAST) = 1
-)
+ROWS_SQL = f"""
+WITH g AS ({GRADINGS_SQL})
 SELECT a.* EXCLUDE (outcome, detail, test_duration_s, partition_key),
        COALESCE(g.outcome, a.outcome) AS outcome,
        COALESCE(g.detail, a.detail) AS detail,
        COALESCE(g.test_duration_s, a.test_duration_s) AS test_duration_s,
        COALESCE(a.server_url, m.server_url, '?') AS server,
-       CASE WHEN m.gpus IS NULL THEN 'unknown'
-            WHEN json_array_length(m.gpus) = 0 THEN 'cpu'
-            ELSE split_part(json_extract_string(m.gpus, '$[0]'), ',', 1) END AS hardware
+       {HARDWARE_SQL} AS hardware
 FROM attempts a
 LEFT JOIN g USING (run_id, condition, task, seed)
 LEFT JOIN manifests m USING (run_id)
 """
 
-TASKS_SQL = f"""
-SELECT model, agent, condition, server, hardware, task,
+# The counting, in one scan: one row per (model, agent, condition, server, run, task). Hardware comes from the
+# run's manifest and is joined on the small result, not per attempt.
+COUNTS_SQL = f"""
+WITH g AS ({GRADINGS_SQL}),
+r AS (
+    SELECT a.model, a.agent, a.condition, COALESCE(a.server_url, '?') AS server, a.run_id, a.task, a.category,
+           a.tier, a.seed, a.agent_timeout, a.duration_s, a.turns, a.input_tokens, a.output_tokens, a.cutoffs,
+           a.tool_errors, a.tool_format_errors, a.watchdog_kills, a.outside_writes, a.false_claim,
+           a.suite_fingerprint, COALESCE(g.outcome, a.outcome) AS outcome
+    FROM attempts a LEFT JOIN g USING (run_id, condition, task, seed))
+SELECT model, agent, condition, server, run_id, task,
        any_value(category) AS category, any_value(tier) AS tier,
        count(*) FILTER (WHERE outcome IN {SCORED_SQL}) AS n,
        count(*) FILTER (WHERE outcome = 'pass') AS c,
@@ -50,24 +62,22 @@ SELECT model, agent, condition, server, hardware, task,
        count(*) FILTER (WHERE outcome = 'pass' AND NOT COALESCE(agent_timeout, false)) AS usable,
        count(*) FILTER (WHERE outcome IN {SCORED_SQL} AND outcome <> 'timeout'
                         AND NOT COALESCE(agent_timeout, false)) AS completed,
-       max(CASE WHEN seed = $seed AND outcome IN {SCORED_SQL} THEN (outcome = 'pass')::INTEGER END) AS first_seed
-FROM r GROUP BY ALL
-"""
-
-GROUPS_SQL = f"""
-SELECT model, agent, condition, server, hardware,
-       count(*) AS rows, avg(duration_s) AS mean_time_s, avg(turns) AS mean_turns,
-       avg(output_tokens) AS mean_output_tokens, avg(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)) AS mean_tokens,
+       max(CASE WHEN seed = $seed AND outcome IN {SCORED_SQL} THEN (outcome = 'pass')::INTEGER END) AS first_seed,
+       count(*) AS rows, sum(duration_s::DECIMAL(18, 3)) AS time_s,  -- exact: the same on every rebuild
+       count(duration_s) AS time_n, sum(turns) AS turns,
+       count(turns) AS turns_n, sum(output_tokens) AS out_tok, count(output_tokens) AS out_n,
+       sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)) AS tokens,
        sum(COALESCE(cutoffs, 0)) AS cutoffs, sum(COALESCE(tool_errors, 0)) AS tool_errors,
-       sum(COALESCE(tool_format_errors, 0)) AS tool_format_errors,
-       sum(COALESCE(watchdog_kills, 0)) AS watchdog_kills,
+       sum(COALESCE(tool_format_errors, 0)) AS tool_format_errors, sum(COALESCE(watchdog_kills, 0)) AS watchdog_kills,
        count(*) FILTER (WHERE COALESCE(outside_writes, 0) > 0) AS outside_write_runs,
        count(*) FILTER (WHERE COALESCE(false_claim, false)) AS false_claims,
-       count(DISTINCT suite_fingerprint) AS fingerprints,
-       list(DISTINCT run_id ORDER BY run_id) AS run_ids,
-       count(DISTINCT seed) AS seeds
+       list(DISTINCT suite_fingerprint) AS fingerprints, max(seed) AS max_seed
 FROM r GROUP BY ALL
+ORDER BY model, agent, condition, server, run_id, task  -- a fixed order: sums come out the same every time
 """
+TASK_COUNTS = ("n", "c", "infra", "skipped", "attempts", "usable", "completed")
+GROUP_SUMS = ("rows", "time_s", "time_n", "turns", "turns_n", "out_tok", "out_n", "tokens", "cutoffs", "tool_errors",
+              "tool_format_errors", "watchdog_kills", "outside_write_runs", "false_claims")
 
 
 def _view(con) -> None:
@@ -100,32 +110,54 @@ def group_key(g: dict) -> str:
     return " | ".join(str(g[k]) for k in GROUP_KEYS)
 
 
+def _fetch(con, sql: str, params=None) -> list[dict]:
+    cur = con.execute(sql, params or {})
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+
 def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_BOOT) -> dict:
     """Every group's task table and statistics, tiers per board (agent x condition), and paired comparisons.
 
-    The result is plain data (JSON-able except tuples), what the `aggregates` asset materializes and the board
-    renders."""
+    A group is a model under one harness (agent), condition, server and hardware. The result is plain data, what
+    the `aggregates` asset materializes and the board renders."""
     with store.connect() as con:
-        _view(con)
-        first_seed = con.execute("SELECT min(seed) FROM r").fetchone()[0] or 1
-        cur = con.execute(TASKS_SQL, {"seed": first_seed})
-        cols = [d[0] for d in cur.description]
-        task_rows = [dict(zip(cols, row)) for row in cur.fetchall()]
-        cur = con.execute(GROUPS_SQL)
-        cols = [d[0] for d in cur.description]
-        group_rows = [dict(zip(cols, row)) for row in cur.fetchall()]
+        first_seed = con.execute("SELECT min(seed) FROM attempts").fetchone()[0] or 1
+        hardware = dict(con.execute(f"SELECT m.run_id, {HARDWARE_SQL} FROM manifests m").fetchall())
+        counts = _fetch(con, COUNTS_SQL, {"seed": first_seed})
     tables: dict[str, dict[str, dict]] = defaultdict(dict)
-    for t in task_rows:
-        key = group_key(t)
-        tables[key][t["task"]] = {
-            "task": t["task"], "category": t["category"] or "?", "tier": t["tier"] or "?", "n": t["n"], "c": t["c"],
-            "infra": t["infra"], "skipped": t["skipped"], "attempts": t["attempts"], "usable": t["usable"],
-            "completed": t["completed"], "seeds": {} if t["first_seed"] is None else {first_seed: t["first_seed"]}}
+    mech: dict[str, dict] = {}
+    for row in counts:
+        row["hardware"] = hardware.get(row["run_id"], "unknown")
+        key = group_key(row)
+        t = tables[key].get(row["task"])
+        if t is None:
+            t = tables[key][row["task"]] = {"task": row["task"], "category": row["category"] or "?",
+                                            "tier": row["tier"] or "?", "seeds": {},
+                                            **{k: 0 for k in TASK_COUNTS}}
+        for k in TASK_COUNTS:
+            t[k] += row[k]
+        if row["first_seed"] is not None:
+            t["seeds"][first_seed] = max(t["seeds"].get(first_seed, 0), row["first_seed"])
+        m = mech.get(key)
+        if m is None:
+            m = mech[key] = {**{k: row[k] for k in GROUP_KEYS}, **{k: 0 for k in GROUP_SUMS},
+                             "run_ids": set(), "fingerprint_set": set(), "seeds": 0}
+        for k in GROUP_SUMS:
+            m[k] += float(row[k] or 0) if k == "time_s" else (row[k] or 0)
+        m["run_ids"].add(row["run_id"])
+        m["fingerprint_set"].update(f for f in row["fingerprints"] if f)
+        m["seeds"] = max(m["seeds"], row["max_seed"] or 0)
     groups = []
-    for g in sorted(group_rows, key=group_key):
-        key = group_key(g)
+    for key in sorted(tables):
+        m = mech[key]
+        m.update(run_ids=sorted(m["run_ids"]), fingerprints=len(m.pop("fingerprint_set")),
+                 mean_time_s=m["time_s"] / m["time_n"] if m["time_n"] else None,
+                 mean_turns=m["turns"] / m["turns_n"] if m["turns_n"] else None,
+                 mean_output_tokens=m["out_tok"] / m["out_n"] if m["out_n"] else None,
+                 mean_tokens=m["tokens"] / m["rows"] if m["rows"] else None)
         summary = stats.summarize_tasks(tables[key], seed=seed, n_boot=n_boot)
-        groups.append({**{k: g[k] for k in GROUP_KEYS}, "key": key, "mech": g, "summary": summary,
+        groups.append({**{k: m[k] for k in GROUP_KEYS}, "key": key, "mech": m, "summary": summary,
                        "tasks": tables[key]})
     boards: dict[str, list[dict]] = defaultdict(list)
     for g in groups:
@@ -136,7 +168,7 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
         tiers.update({e["name"]: {**e, "board": board} for e in ranked})
         by_key = {g["key"]: g for g in members}
         for i in range(1, len(ranked)):  # each model against the one above it and against the leader
-            for other in {ranked[i - 1]["name"], ranked[0]["name"]}:
+            for other in sorted({ranked[i - 1]["name"], ranked[0]["name"]}):
                 a, b = by_key[other], by_key[ranked[i]["name"]]
                 comparisons.append({"board": board, "a": other, "b": ranked[i]["name"],
                                     **stats.paired(a["tasks"], b["tasks"], seed=seed, n_boot=n_boot)})
@@ -144,14 +176,15 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
 
 
 def attempts_for_board(store: ResultsStore, per_task: int = 500) -> list[dict]:
-    """The attempts the task pages list: at most `per_task` per task (most recent runs first)."""
+    """The attempts the task pages list, those with a record on disk (their evidence): at most `per_task` per
+    task, most recent runs first. Rows without a record are counted on the pages, not listed."""
     with store.connect() as con:
         _view(con)
         cur = con.execute("""
             SELECT run_id, model, agent, condition, server, hardware, task, seed, category, tier, outcome, detail,
                    duration_s, turns, output_tokens, input_tokens, cutoffs, tool_format_errors, agent_timeout,
                    false_claim, record_path
-            FROM r
+            FROM r WHERE record_path IS NOT NULL
             QUALIFY row_number() OVER (PARTITION BY task ORDER BY run_id DESC, condition, seed) <= ?
             ORDER BY task, model, agent, condition, run_id, seed""", [per_task])
         cols = [d[0] for d in cur.description]

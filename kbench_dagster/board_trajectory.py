@@ -106,7 +106,7 @@ def read_text(path: Path, limit: int = 200_000) -> str:
         return fh.read(limit)
 
 
-def _args_text(args) -> str:
+def args_text(args) -> str:
     if isinstance(args, dict):
         parts = []
         for k, v in args.items():
@@ -131,7 +131,7 @@ def conversation_text(turns: list[dict], width: int = 4000) -> str:
             lines.append(f"[assistant]\n{(t['text'] or '(no text)')[:width].rstrip()}")
         elif t["kind"] == "tool_call":
             lines.append(f"[tool call {t['name']}{' (' + t['form'] + ')' if t.get('form') else ''}]\n"
-                         f"{_args_text(t['args'])[:width].rstrip()}")
+                         f"{args_text(t['args'])[:width].rstrip()}")
         elif t["kind"] == "tool_result":
             lines.append(f"[tool result {t['name']}{' ERROR' if t['is_error'] else ''}]\n{t['text'][:width].rstrip()}")
         else:

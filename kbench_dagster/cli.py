@@ -170,16 +170,10 @@ def render_table(cols: list[str], rows: list[tuple]) -> str:
     return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
 
-def cmd_report(args) -> int:
-    print(report.render(args.run_id, report.load_results(Path(args.runs), _run_id(args.run_id))))
-    return 0
-
-
 def cmd_serve_scripted(args) -> int:
     from sandbox.scripted import serve
 
-    persona = args.persona
-    return serve(persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
+    return serve(args.persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
                  suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,
                  chaos_delay=args.chaos_delay, verbose=args.verbose)
 
@@ -296,10 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--home", help="DAGSTER_HOME (default .state/dagster)")
     s.set_defaults(func=cmd_ui)
 
-    s = sub.add_parser("report", help="the tables of one run")
-    s.add_argument("run_id", metavar="RUNID")
-    s.add_argument("--runs", default="runs")
-    s.set_defaults(func=cmd_report)
+    report.add_report_parsers(sub)  # report, collect, export, compare, triage, board
     return p
 
 

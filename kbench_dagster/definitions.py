@@ -4,6 +4,7 @@ import os
 
 import dagster as dg
 
+from assets.boards import aggregates, boards
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
@@ -31,10 +32,10 @@ RESOURCES = {
 }
 
 defs = dg.Definitions(
-    assets=[task_suites, agent_runs, gradings, results],
+    assets=[task_suites, agent_runs, gradings, results, aggregates, boards],
     asset_checks=[hidden_tests_are_proven],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(
-        "results_automation", target=dg.AssetSelection.assets(results), default_status=dg.DefaultSensorStatus.RUNNING)],
+        "results_automation", target=dg.AssetSelection.assets(results, aggregates, boards), default_status=dg.DefaultSensorStatus.RUNNING)],
     resources=RESOURCES,
 )

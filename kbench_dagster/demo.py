@@ -7,6 +7,9 @@ import time
 from pathlib import Path
 
 from kbench_dagster import report
+from kbench_dagster.boards import build_board
+from kbench_dagster.ingest import ingest_run
+from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.progress import Progress
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
@@ -43,7 +46,11 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
                   file=sys.stderr, flush=True)
             Runner(spec, suite, on_result=show).run()
             run_ids.append(run_id)
+    store = ResultsStore(DEFAULT_DB)
     for run_id in run_ids:
+        ingest_run(store, Path(runs), run_id)
         print()
         print(report.render(run_id, report.load_results(Path(runs), run_id)))
+    index = build_board(store, DEFAULT_DB.parent / "board")
+    print(f"\nboard: {index}  (rows in {DEFAULT_DB}; `kbench board --serve` serves it on 127.0.0.1)")
     return 0

@@ -56,6 +56,7 @@ class ResultsDB(dg.ConfigurableResource):
     """The DuckDB results store (a resource, not an IO manager: rows are written in short transactions)."""
 
     path: str = str(DEFAULT_DB)
+    board_dir: str = str(DEFAULT_DB.parent / "board")  # where the `boards` asset writes the static site
 
     def store(self) -> ResultsStore:
         return ResultsStore(self.path)

@@ -19,6 +19,7 @@ Conventions:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from typing import Iterable
@@ -30,7 +31,7 @@ SCORED = ("pass", "wrong", "crash", "timeout", "nofile")
 OUTCOMES = ("pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra")
 TIERS = ("easy", "medium", "hard", "terminal")
 CATEGORIES = ("programming", "repair", "terminal", "chain")
-Z95 = float(sps.norm.ppf(0.975))
+Z95 = 1.959963984540054  # norm.ppf(0.975)
 DEFAULT_BOOT = 2000
 ATTRITION_LIMIT = 0.05
 MIN_SEEDS = 3
@@ -159,15 +160,18 @@ def bootstrap_ci(tt: dict[str, dict], seed: int = 0, n_boot: int = DEFAULT_BOOT,
             groups[t[by]].append(t["c"] / t["n"])
         names = sorted(groups)
         g = len(names)
-        pick = rng.integers(0, g, size=(n_boot, g))
+        pick = rng.integers(0, g, size=(n_boot, g))  # stage 1: which categories each replicate draws
         total = np.zeros(n_boot)
         count = np.zeros(n_boot)
         for gi, name in enumerate(names):
             rates = np.array(groups[name])
-            draws = rates[rng.integers(0, len(rates), size=(n_boot, g, len(rates)))].sum(axis=2)
-            chosen = pick == gi
-            total += np.where(chosen, draws, 0.0).sum(axis=1)
-            count += chosen.sum(axis=1) * len(rates)
+            reps = np.nonzero(pick == gi)[0]  # one entry per time a replicate drew this category
+            if len(reps) == 0:
+                continue
+            # stage 2: the category's tasks, drawn with replacement, once per draw of the category
+            sums = rates[rng.integers(0, len(rates), size=(len(reps), len(rates)))].sum(axis=1)
+            np.add.at(total, reps, sums)
+            np.add.at(count, reps, len(rates))
         boots = total / count
     lo, hi = np.quantile(boots, [(1 - level) / 2, 1 - (1 - level) / 2])
     return (float(lo), float(hi))
@@ -269,11 +273,22 @@ def mcnemar(b: int, c: int) -> dict:
     return {"b": b, "c": c, "p_exact": min(1.0, 2 * cdf), "p_mid": min(1.0, 2 * cdf - pmf)}
 
 
+@functools.lru_cache(maxsize=64)
+def _z(q: float) -> float:
+    return float(sps.norm.ppf(q))
+
+
+@functools.lru_cache(maxsize=1024)
+def _t975(df: int) -> float:
+    return float(sps.t.ppf(0.975, df))
+
+
 def min_detectable_gap(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float | None:
-    """Smallest true mean difference a paired test over n tasks finds with the given power (two-sided alpha)."""
+    """Smallest true mean difference a paired test over n tasks finds with the given power (two-sided alpha):
+    (z_{1-alpha/2} + z_power) * sd / sqrt(n), with sd the SD of the per-task differences."""
     if n < 2 or sd is None or not math.isfinite(sd):
         return None
-    return (float(sps.norm.ppf(1 - alpha / 2)) + float(sps.norm.ppf(power))) * sd / math.sqrt(n)
+    return (_z(1 - alpha / 2) + _z(power)) * sd / math.sqrt(n)
 
 
 def _mcnemar_seed(a: dict, b: dict, common: list[str]) -> int | None:
@@ -303,9 +318,9 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
     mean = float(diffs.mean())
     sd = float(diffs.std(ddof=1)) if n > 1 else float("nan")
     if n > 1 and sd > 0:
-        t_res = sps.ttest_1samp(diffs, 0.0)
-        p_t = float(t_res.pvalue)
-        half = float(sps.t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+        se = sd / math.sqrt(n)
+        p_t = float(2 * sps.t.sf(abs(mean / se), n - 1))  # the paired t over tasks (one-sample t on the diffs)
+        half = _t975(n - 1) * se
         ci_t = (mean - half, mean + half)
     else:  # every task moved by the same amount (or one task): no spread to test against
         p_t = 1.0 if mean == 0 else (0.0 if n > 1 else 1.0)
@@ -326,12 +341,13 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
         if d != 0:
             discordant[tt_a[t]["category"]]["a_better" if d > 0 else "b_better"].append(t)
     lo, hi = ci_boot
+    mdg = min_detectable_gap(sd, n) if n > 1 else None
     return {**out, "mean_diff": mean, "sd_diff": sd, "p_t": p_t, "ci_t": ci_t, "ci_boot": ci_boot,
-            "mdg": min_detectable_gap(sd, n) if n > 1 else None, "mcnemar_seed": s,
+            "mdg": mdg, "mcnemar_seed": s,
             "mcnemar": mcnemar(int(b_cnt), int(c_cnt)) if s is not None else None,
             "discordant": {k: v for k, v in sorted(discordant.items())},
             "crosses_zero": lo <= 0.0 <= hi,
-            "below_mdg": (n > 1 and math.isfinite(sd) and abs(mean) < (min_detectable_gap(sd, n) or 0.0))}
+            "below_mdg": mdg is not None and abs(mean) < mdg}
 
 
 def statistical_tiers(entries: list[tuple[str, dict[str, dict]]], seed: int = 0,

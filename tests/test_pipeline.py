@@ -5,10 +5,12 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import dagster as dg
 import pytest
 
+from assets.boards import aggregates, boards
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import task_suites
@@ -46,7 +48,7 @@ def resources(tmp_path, suite_dir, srv):
         "endpoints": ModelEndpoints(urls={"scripted": srv.url}, slots=2),
         "agent": AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"), workers=2),
         "sandbox": SandboxSettings(work_root=str(tmp_path / "work")),
-        "results_db": ResultsDB(path=str(tmp_path / "results.duckdb")),
+        "results_db": ResultsDB(path=str(tmp_path / "results.duckdb"), board_dir=str(tmp_path / "board")),
     }
 
 
@@ -65,7 +67,7 @@ def materialize(assets, res, instance, key, cell="base.s1"):
 def test_definitions_load_with_every_piece():
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert keys == {"task_suites", "agent_runs", "gradings", "results"}
+    assert keys == {"task_suites", "agent_runs", "gradings", "results", "aggregates", "boards"}
     assert defs.resolve_job_def("benchmark").partitions_def is not None
     assert defs.resolve_sensor_def("new_model_release_sensor")
 
@@ -93,8 +95,11 @@ def test_a_partition_lands_in_duckdb_and_a_rerun_replaces(tmp_path, suite_dir, s
     assert graded == [(2,)]
     mat = out.asset_materializations_for_node("agent_runs")[0]
     assert mat.metadata["rows"].value == 2 and mat.metadata["already_recorded"].value == 2
-    out = dg.materialize([results], resources=res, instance=instance)
+    out = dg.materialize([results, aggregates, boards], resources=res, instance=instance)
     assert out.success
+    assert out.asset_materializations_for_node("aggregates")[0].metadata["groups"].value == 1
+    board = Path(out.asset_materializations_for_node("boards")[0].metadata["index"].value)
+    assert board.is_file() and "scripted-oracle" in board.read_text()
     _, scored = store.query("SELECT model, condition, runs, pass_at_1 FROM (" + __import__(
         "kbench_dagster.views", fromlist=["PASS_AT_1"]).PASS_AT_1 + ")")
     assert scored == [("scripted-oracle", "base", 2, 1.0)]

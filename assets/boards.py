@@ -1,0 +1,25 @@
+"""Aggregates (statistics with honest intervals) and the published board, refreshed after results."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from assets.results import results
+from kbench_dagster import board_data
+from kbench_dagster.boards import build_board
+from kbench_dagster.resources import ResultsDB
+
+@dg.asset(deps=[results], group_name="results", automation_condition=dg.AutomationCondition.eager())
+def aggregates(results_db: ResultsDB) -> dg.Output:
+    """Per model x harness x condition x server: pass rates with intervals, tiers and paired comparisons."""
+    agg = board_data.aggregates(results_db.store())
+    return dg.Output(agg, metadata={"groups": len(agg["groups"]), "comparisons": len(agg["comparisons"])})
+
+
+@dg.asset(group_name="results", automation_condition=dg.AutomationCondition.eager())
+def boards(aggregates: dict, results_db: ResultsDB) -> dg.MaterializeResult:
+    """The static board site: leaderboard, model, compare, task and trajectory pages."""
+    out = Path(results_db.board_dir)
+    index = build_board(results_db.store(), out, agg=aggregates)
+    pages = sum(1 for _ in out.rglob("*.html"))
+    return dg.MaterializeResult(metadata={"index": dg.MetadataValue.path(str(index)), "pages": pages})

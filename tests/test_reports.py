@@ -1,0 +1,149 @@
+"""The report commands on real runs against the scripted server: report, collect, export, compare, triage."""
+
+import argparse
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from kbench_dagster import report, stats
+from kbench_dagster.ingest import ingest_run
+from kbench_dagster.store import ResultsStore
+from sandbox.conditions import select_conditions
+from sandbox.runs import RunSpec, Runner
+from sandbox.scripted import ScriptedServer
+from task_defs import load_suite
+from task_defs.loader import select
+
+SUITE = load_suite("kbench")
+TASKS = "fizz,clamp,counterrors,hellosh"
+
+
+def real_run(root: Path, run_id: str, persona: str, tasks: str = TASKS, seeds: int = 2, **server) -> Path:
+    """One run of the builtin agent against the scripted server, records under root/runs."""
+    with ScriptedServer(persona=persona, port=0, **server) as srv:
+        spec = RunSpec(run_id=run_id, model=f"scripted-{persona}", conds=select_conditions("base"),
+                       tasks=select(SUITE, tasks), url=srv.url, agent="builtin", runs_root=root / "runs",
+                       work_root=root / "work", workers=4, timeout_s=60, seeds=seeds, server_wait_s=5)
+        Runner(spec, SUITE).run()
+    return root / "runs"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("reports")
+    real_run(root, "oracle", "oracle")
+    real_run(root, "null", "null")
+    real_run(root, "liar", "liar", tasks="fizz,counterrors")
+    real_run(root, "chaos", "chaos", tasks="fizz", seeds=1, chaos_delay=0.05)
+    return root / "runs"
+
+
+def cli(argv: list[str], capsys) -> tuple[int, str]:
+    rc = report.main(argv)
+    return rc, capsys.readouterr().out
+
+
+def test_add_report_parsers_registers_every_command():
+    p = argparse.ArgumentParser()
+    report.add_report_parsers(p.add_subparsers(dest="command", required=True))
+    for argv in (["report", "R"], ["collect", "A", "B"], ["export", "--format", "json"], ["compare", "A", "B"],
+                 ["triage", "R", "--task", "fizz"], ["board", "--out", "x"]):
+        assert callable(p.parse_args(argv).func)
+
+
+def test_report_prints_the_three_tables_with_intervals(runs, capsys):
+    rc, out = cli(["report", "oracle", "--runs", str(runs)], capsys)
+    assert rc == 0
+    assert "pass@1 [95% CI]" in out and "100.0% [68, 100]" in out  # 8 of 8: Wilson lower bound 67.6%
+    assert "\nfizz" in out and "2/2" in out  # the per-task table
+    assert "mean s" in out and "false claims" in out  # the mechanics table
+    assert "task-clustered SE" in out and "pass@2 100.0%" in out
+    assert "fewer than 3 seeds" in out  # two seeds are not publishable
+
+
+def test_report_counts_infra_as_attrition_not_as_failure(runs, capsys):
+    rc, out = cli(["report", "chaos", "--runs", str(runs)], capsys)
+    assert rc == 0 and "1 infra failures" in out and "attrition 100.0%" in out
+    assert "attrition 100.0% above 5%" in out
+
+
+def test_report_of_a_missing_run_is_a_clear_error(runs, capsys):
+    assert report.main(["report", "nope", "--runs", str(runs)]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err
+
+
+def test_collect_is_valid_json_against_the_schema(runs, capsys):
+    rc, out = cli(["collect", "oracle", "null", "liar", "--runs", str(runs)], capsys)
+    assert rc == 0
+    doc = json.loads(out)
+    report.validate_results(doc)
+    oracle, null, liar = doc["runs"]
+    base = oracle["conditions"][0]
+    assert base["pass_at_1"] == 1.0 and base["runs"] == 8 and base["per_task"]["fizz"] == {
+        "passes": 2, "runs": 2, "infra": 0, "category": "programming", "tier": "easy"}
+    assert null["conditions"][0]["pass_at_1"] == 0.0
+    assert liar["false_claims"] == 4 and liar["conditions"][0]["false_claims"] == 4
+    broken = json.loads(out)
+    broken["runs"][0]["conditions"][0]["pass_at_1"] = 1.5
+    with pytest.raises(ValueError, match="pass_at_1"):
+        report.validate_results(broken)
+
+
+def test_export_csv_and_json_from_records_and_from_the_store(runs, tmp_path, capsys):
+    rc, out = cli(["export", "oracle", "--format", "csv", "--runs", str(runs)], capsys)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rc == 0 and len(rows) == 8 and {r["outcome"] for r in rows} == {"pass"}
+    store = ResultsStore(tmp_path / "r.duckdb")
+    for rid in ("oracle", "null"):
+        ingest_run(store, runs, rid)
+    rc, out = cli(["export", "--format", "json", "--db", str(tmp_path / "r.duckdb")], capsys)
+    data = json.loads(out)
+    assert rc == 0 and len(data) == 16 and {d["run_id"] for d in data} == {"oracle", "null"}
+    rc, out = cli(["export", "null", "--format", "json", "--db", str(tmp_path / "r.duckdb")], capsys)
+    assert {d["outcome"] for d in json.loads(out)} == {"nofile"}
+
+
+def test_compare_is_paired_with_mcnemar_on_one_seed(runs, capsys):
+    rc, out = cli(["compare", "oracle", "null", "--runs", str(runs)], capsys)
+    assert rc == 0
+    [c] = report.compare(report.load_results(runs, "oracle"), report.load_results(runs, "null"))
+    assert c["tasks"] == 4 and c["mean_diff"] == 1.0
+    # four tasks, one seed: 4 discordant pairs (never 8 from pooling both seeds)
+    assert (c["mcnemar"]["b"], c["mcnemar"]["c"]) == (4, 0) and c["mcnemar"]["p_exact"] == pytest.approx(0.125)
+    assert "McNemar on seed 1 only" in out and "minimum detectable gap" in out
+    assert "programming  A better: clamp, fizz" in out and "terminal     A better: counterrors, hellosh" in out
+
+
+def test_triage_ranks_causes_and_shows_one_tasks_evidence(runs, capsys):
+    rc, out = cli(["triage", "null", "--runs", str(runs)], capsys)
+    assert rc == 0 and "8 of 8 attempts did not pass" in out
+    assert out.splitlines()[3].split()[0] == "nofile"
+    rc, out = cli(["triage", "chaos", "--runs", str(runs)], capsys)
+    assert "server error (infra)" in out
+    rc, out = cli(["triage", "oracle", "--runs", str(runs), "--task", "fizz"], capsys)
+    assert rc == 0 and "[user]" in out and "[tool call write" in out and "[tool result write]" in out
+    assert "KBTEST-RESULT" in out and "--- fizz.py" in out and "def fizzbuzz" in out
+
+
+def test_failure_causes_and_crash_kinds():
+    r = {"outcome": "crash", "detail": ""}
+    assert report.failure_cause(r, "CRASH loading fizz.py: SyntaxError('bad', ...)") == "crash: SyntaxError"
+    assert report.failure_cause(r, "CRASH small: ZeroDivisionError('division by zero')") == "crash: ZeroDivisionError"
+    assert report.failure_cause(r, "CRASH x: fizz has no function fizzbuzz") == "crash: missing function"
+    assert report.failure_cause({"outcome": "crash", "detail": "the test session was killed by the memory watchdog"}) \
+        == "crash: killed by the memory watchdog"
+    assert report.failure_cause({"outcome": "nofile", "tool_format_errors": 2}) == "tool-format errors"
+    assert report.failure_cause({"outcome": "wrong", "cutoffs": 1}) == "cut-off replies"
+    assert report.failure_cause({"outcome": "wrong", "agent_timeout": True}) == "agent timeout"
+    assert report.failure_cause({"outcome": "timeout"}) == "test timeout"
+    assert report.failure_cause({"outcome": "wrong", "server_error": "400 bad request"}) == "server error"
+    assert report.failure_cause({"outcome": "wrong"}) == "wrong output"
+
+
+def test_report_numbers_come_from_the_stats_module(runs):
+    results = report.load_results(runs, "oracle") + report.load_results(runs, "null")
+    [row] = report.condition_rows(results)
+    assert row["pass@1"] == stats.summarize(results)["pass@1"] == pytest.approx(0.5)

@@ -1,0 +1,233 @@
+"""The statistics module against worked examples checked by hand, and against properties that must always hold."""
+
+import math
+import random
+
+import pytest
+
+from kbench_dagster import stats
+
+
+def rows_for(task_outcomes: dict[str, list[str]], category: dict[str, str] | None = None, **extra) -> list[dict]:
+    """Rows from {task: [outcome of seed 1, seed 2, ...]}."""
+    out = []
+    for task, outcomes in task_outcomes.items():
+        for seed, o in enumerate(outcomes, 1):
+            out.append({"task": task, "seed": seed, "outcome": o, "category": (category or {}).get(task, "programming"),
+                        "tier": "easy", "model": "m", "agent": "builtin", "condition": "base", **extra})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- worked examples
+
+def test_wilson_known_values():
+    # 8 of 10: p = 0.8, z^2 = 3.8415; centre 0.7168, half-width 0.2266 (by hand)
+    lo, hi = stats.wilson(8, 10)
+    assert lo == pytest.approx(0.4902, abs=1e-4) and hi == pytest.approx(0.9433, abs=1e-4)
+    # 0 of 10: the upper bound is z^2 / (n + z^2) = 3.8415 / 13.8415
+    lo, hi = stats.wilson(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    assert stats.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_pass_at_k_and_pass_hat_k_known_values():
+    assert stats.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)        # 1 - C(3,2)/C(5,2)
+    assert stats.pass_at_k(10, 3, 5) == pytest.approx(1 - 21 / 252)     # 1 - C(7,5)/C(10,5)
+    assert stats.pass_at_k(4, 3, 2) == 1.0                              # fewer failures than k
+    assert stats.pass_hat_k(5, 2, 2) == pytest.approx(1 / 10)           # C(2,2)/C(5,2)
+    assert stats.pass_hat_k(3, 3, 3) == 1.0 and stats.pass_hat_k(3, 2, 3) == 0.0
+    with pytest.raises(ValueError):
+        stats.pass_at_k(3, 1, 4)
+
+
+def test_pass_rates_are_task_balanced_with_unequal_seeds():
+    rows = rows_for({"a": ["pass", "pass", "pass"], "b": ["wrong"]})
+    s = stats.summarize(rows)
+    assert s["pass_rate_runs"] == pytest.approx(3 / 4)
+    assert s["pass@1"] == pytest.approx(0.5)  # (1 + 0) / 2: task a does not weigh three times
+    assert s["pass@1_ci"][0] <= 0.5 <= s["pass@1_ci"][1]
+    assert s["seeds_min"] == 1 and s["seeds_max"] == 3
+
+
+def test_clustered_se_by_task_and_by_category():
+    cats = {"a": "x", "b": "x", "c": "y", "d": "y"}
+    rows = rows_for({"a": ["pass", "pass"], "b": ["pass", "pass"], "c": ["wrong", "wrong"], "d": ["wrong", "wrong"]}, cats)
+    tt = stats.task_table(rows)
+    # rates 1, 1, 0, 0; mean 0.5; by task sqrt(4 * 0.25) / 4 = 0.25
+    assert stats.clustered_se(tt, "task") == pytest.approx(0.25)
+    # by category the residuals add within a category: sqrt(1^2 + (-1)^2) / 4
+    assert stats.clustered_se(tt, "category") == pytest.approx(math.sqrt(2) / 4)
+
+
+def test_clustered_se_equals_millers_formula_with_equal_seeds():
+    rng = random.Random(5)
+    outcomes = {f"t{i}": [rng.choice(["pass", "wrong"]) for _ in range(3)] for i in range(12)}
+    rows = rows_for(outcomes)
+    scores = [(r["task"], r["outcome"] == "pass") for r in rows]
+    n = len(scores)
+    m = sum(s for _, s in scores) / n
+    by_task = {}
+    for t, s in scores:
+        by_task[t] = by_task.get(t, 0.0) + (s - m)
+    miller = math.sqrt(sum(v * v for v in by_task.values())) / n  # Var = (1/n^2) sum_c (sum_i (s_ic - m))^2
+    assert stats.clustered_se(stats.task_table(rows), "task") == pytest.approx(miller)
+
+
+def test_mcnemar_known_values_and_symmetry():
+    # b=1, c=5, n=6: P(X<=1) = 7/64; exact p = 14/64; mid-p = 14/64 - 6/64
+    r = stats.mcnemar(1, 5)
+    assert r["p_exact"] == pytest.approx(14 / 64) and r["p_mid"] == pytest.approx(8 / 64)
+    for b, c in [(0, 7), (3, 9), (4, 4), (12, 2)]:
+        assert stats.mcnemar(b, c)["p_exact"] == pytest.approx(stats.mcnemar(c, b)["p_exact"])
+        assert stats.mcnemar(b, c)["p_mid"] == pytest.approx(stats.mcnemar(c, b)["p_mid"])
+    assert stats.mcnemar(4, 4)["p_mid"] == pytest.approx(1.0)
+    assert stats.mcnemar(0, 0) == {"b": 0, "c": 0, "p_exact": 1.0, "p_mid": 1.0}
+
+
+def test_paired_t_and_minimum_detectable_gap_known_values():
+    # per-task differences 1, 0, 0.5, 0.5 (two seeds each): mean 0.5, sd sqrt(0.5/3) = 0.4082
+    a = rows_for({"t1": ["pass", "pass"], "t2": ["wrong", "wrong"], "t3": ["pass", "wrong"], "t4": ["pass", "pass"]})
+    b = rows_for({"t1": ["wrong", "wrong"], "t2": ["wrong", "wrong"], "t3": ["wrong", "wrong"], "t4": ["pass", "wrong"]})
+    r = stats.paired(stats.task_table(a), stats.task_table(b))
+    assert r["tasks"] == 4 and r["mean_diff"] == pytest.approx(0.5)
+    assert r["sd_diff"] == pytest.approx(math.sqrt(0.5 / 3))
+    # t = 0.5 / (0.4082 / 2) = sqrt(6) = 2.449 on 3 df: two-sided p = 0.0917
+    assert r["p_t"] == pytest.approx(0.0917, abs=5e-4)
+    half = 3.182446 * math.sqrt(0.5 / 3) / 2  # t(0.975, 3) = 3.1824
+    assert r["ci_t"][0] == pytest.approx(0.5 - half, abs=1e-4) and r["ci_t"][1] == pytest.approx(0.5 + half, abs=1e-4)
+    # (1.95996 + 0.84162) * 0.40825 / sqrt(4)
+    assert r["mdg"] == pytest.approx(0.57187, abs=1e-4)
+    assert stats.min_detectable_gap(0.4, 64) == pytest.approx(2.801585 * 0.05, abs=1e-5)
+
+
+def test_mcnemar_uses_one_seed_never_the_pooled_pairs():
+    # A passes every seed of 6 tasks, B fails every seed: pooling 3 seeds would claim 18 discordant pairs
+    a = rows_for({f"t{i}": ["pass"] * 3 for i in range(6)})
+    b = rows_for({f"t{i}": ["wrong"] * 3 for i in range(6)})
+    r = stats.paired(stats.task_table(a), stats.task_table(b))
+    assert r["mcnemar_seed"] == 1
+    assert (r["mcnemar"]["b"], r["mcnemar"]["c"]) == (6, 0)
+    assert r["mcnemar"]["p_exact"] == pytest.approx(2 / 64)
+    r2 = stats.paired(stats.task_table(a), stats.task_table(b), mcnemar_seed=2)
+    assert r2["mcnemar_seed"] == 2 and r2["mcnemar"]["b"] == 6
+
+
+def test_discordant_tasks_are_grouped_by_category():
+    cats = {"p": "programming", "q": "terminal", "r": "terminal"}
+    a = rows_for({"p": ["pass"], "q": ["wrong"], "r": ["pass"]}, cats)
+    b = rows_for({"p": ["wrong"], "q": ["pass"], "r": ["pass"]}, cats)
+    r = stats.paired(stats.task_table(a), stats.task_table(b))
+    assert r["discordant"] == {"programming": {"a_better": ["p"], "b_better": []},
+                               "terminal": {"a_better": [], "b_better": ["q"]}}
+
+
+def test_statistical_tiers():
+    strong = rows_for({f"t{i}": ["pass"] * 3 for i in range(20)})
+    weak1 = rows_for({f"t{i}": ["pass" if i % 5 == 0 else "wrong"] * 3 for i in range(20)})
+    weak2 = rows_for({f"t{i}": ["pass" if i % 5 == 1 else "wrong"] * 3 for i in range(20)})
+    tiers = stats.statistical_tiers([("weak2", stats.task_table(weak2)), ("strong", stats.task_table(strong)),
+                                     ("weak1", stats.task_table(weak1))])
+    assert [(t["name"], t["tier"]) for t in tiers] == [("strong", 1), ("weak1", 2), ("weak2", 2)]
+    assert tiers[2]["head"] == "weak1" and tiers[2]["vs_head"]["ci_boot"][0] <= 0 <= tiers[2]["vs_head"]["ci_boot"][1]
+
+
+def test_usability_counts_timeouts_and_infra_as_zero_and_infra_is_attrition():
+    rows = rows_for({"a": ["pass", "pass", "infra", "pass"], "b": ["pass", "timeout", "pass", "pass"]})
+    rows[3]["agent_timeout"] = True  # a seed 4 passed, but only after the agent's time ran out
+    s = stats.summarize(rows)
+    assert s["infra"] == 1 and s["attrition"] == pytest.approx(1 / 8)
+    assert s["pass@1"] == pytest.approx((3 / 3 + 3 / 4) / 2)   # infra left out of the pass rate
+    assert s["usability"] == pytest.approx((2 / 4 + 3 / 4) / 2)  # infra and the late pass count 0
+    assert s["completion"] == pytest.approx((2 / 4 + 3 / 4) / 2)
+
+
+def test_skipped_counts_nowhere():
+    s = stats.summarize(rows_for({"a": ["pass"], "gpuname": ["skipped"]}))
+    assert s["tasks"] == 1 and s["pass@1"] == 1.0 and s["skipped"] == 1 and s["attrition"] == 0
+
+
+def test_pass_k_summary_uses_the_smallest_seed_count():
+    s = stats.summarize(rows_for({"a": ["pass", "wrong", "wrong"], "b": ["pass", "pass", "pass"]}))
+    assert s["k"] == 3
+    assert s["pass@k"] == pytest.approx((1.0 + 1.0) / 2) and s["pass^k"] == pytest.approx((0 + 1) / 2)
+
+
+def test_publishability_warnings():
+    base = rows_for({"a": ["pass"] * 3, "b": ["wrong"] * 3})
+    assert stats.publishability(base) == []
+    codes = lambda rows, m=None: {w["code"] for w in stats.publishability(rows, m)}  # noqa: E731
+    assert codes(rows_for({"a": ["pass"] * 2})) == {"seeds"}
+    assert "partial" in codes(rows_for({"a": ["pass"] * 3, "b": ["pass"] * 4}))
+    mixed = [dict(r, suite_fingerprint=f"fp{i % 2}") for i, r in enumerate(base)]
+    assert codes(mixed) == {"fingerprints"}
+    assert "attrition" in codes(rows_for({"a": ["pass", "pass", "infra"], "b": ["pass"] * 3}))
+    assert codes([dict(base[0], watchdog_kills=1)] + base[1:]) == {"watchdog"}
+    assert codes([dict(base[0], outside_writes=2)] + base[1:]) == {"outside_writes"}
+    manifests = [{"run_id": "r1", "agent": "pi", "versions": {"pi": "0.73.1"},
+                  "settings": {"tasks": ["a", "b"], "conditions": [{}], "seeds": 3}},
+                 {"run_id": "r2", "agent": "pi", "versions": {"pi": "0.74.0"},
+                  "settings": {"tasks": ["a", "b", "c"], "conditions": [{}], "seeds": 3}}]
+    rows = [dict(r, run_id="r1") for r in base] + [dict(r, run_id="r2") for r in base]
+    assert codes(rows, manifests) == {"harness", "partial"}
+
+
+# ---------------------------------------------------------------------------------------------- properties
+
+def test_wilson_bounds_inside_unit_interval_and_contain_the_estimate():
+    for n in range(1, 60):
+        for k in range(0, n + 1):
+            lo, hi = stats.wilson(k, n)
+            assert 0.0 <= lo <= k / n <= hi <= 1.0
+    rng = random.Random(1)
+    for _ in range(500):
+        p, n = rng.random(), rng.randint(1, 500)
+        lo, hi = stats.wilson_p(p, n)
+        assert 0.0 <= lo <= p <= hi <= 1.0
+
+
+def test_pass_at_k_properties():
+    for n in range(1, 12):
+        for c in range(0, n + 1):
+            assert stats.pass_at_k(n, c, 1) == pytest.approx(c / n)
+            assert stats.pass_hat_k(n, c, 1) == pytest.approx(c / n)
+            values = [stats.pass_at_k(n, c, k) for k in range(1, n + 1)]
+            assert all(x <= y + 1e-12 for x, y in zip(values, values[1:]))  # more tries never hurt
+            assert all(stats.pass_hat_k(n, c, k) <= stats.pass_at_k(n, c, k) + 1e-12 for k in range(1, n + 1))
+
+
+def test_bootstrap_is_seeded_and_reproducible():
+    rng = random.Random(3)
+    cats = {f"t{i}": ["programming", "repair", "terminal", "chain"][i % 4] for i in range(40)}
+    rows = rows_for({f"t{i}": [rng.choice(["pass", "wrong"]) for _ in range(3)] for i in range(40)}, cats)
+    tt = stats.task_table(rows)
+    a = stats.bootstrap_ci(tt, seed=7)
+    assert a == stats.bootstrap_ci(tt, seed=7)
+    assert any(stats.bootstrap_ci(tt, seed=s, n_boot=200) != a for s in range(8, 14))  # the seed does matter
+    p = stats.balanced_mean(tt)
+    assert a[0] <= p <= a[1]
+    t = stats.bootstrap_ci(tt, seed=7, by="task")
+    assert t[0] <= p <= t[1]
+    other = rows_for({f"t{i}": ["wrong"] * 3 for i in range(40)}, cats)
+    r1 = stats.paired(tt, stats.task_table(other), seed=4)
+    assert r1 == stats.paired(tt, stats.task_table(other), seed=4)
+
+
+def test_paired_comparison_is_antisymmetric():
+    rng = random.Random(9)
+    a = rows_for({f"t{i}": [rng.choice(["pass", "wrong"]) for _ in range(3)] for i in range(15)})
+    b = rows_for({f"t{i}": [rng.choice(["pass", "wrong"]) for _ in range(3)] for i in range(15)})
+    ab = stats.paired(stats.task_table(a), stats.task_table(b))
+    ba = stats.paired(stats.task_table(b), stats.task_table(a))
+    assert ab["mean_diff"] == pytest.approx(-ba["mean_diff"])
+    assert ab["p_t"] == pytest.approx(ba["p_t"])
+    assert ab["mcnemar"]["p_exact"] == pytest.approx(ba["mcnemar"]["p_exact"])
+    assert (ab["mcnemar"]["b"], ab["mcnemar"]["c"]) == (ba["mcnemar"]["c"], ba["mcnemar"]["b"])
+
+
+def test_stats_never_imports_dagster():
+    import subprocess
+    import sys
+
+    code = ("import sys, kbench_dagster.stats, kbench_dagster.report, kbench_dagster.boards; "
+            "sys.exit(1 if any(m == 'dagster' or m.startswith('dagster.') for m in sys.modules) else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
