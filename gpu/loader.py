@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from pathlib import Path
 
@@ -17,8 +18,15 @@ PRIVATE_DIR = Path(__file__).parent / "private"  # the grader's copies of the re
 AGENT_FILES = ("instruction.md", "reference.py")  # plus the task's stub
 
 
-def _field_of(err: dict) -> str:
-    return ".".join(str(x) for x in err["loc"]) or "(task)"
+def _field_of(err: dict) -> tuple[str, str]:
+    """(field, message). Checks that span fields start their message with the field they blame."""
+    msg = err["msg"].removeprefix("Value error, ")
+    if not err["loc"]:
+        m = re.match(r"([a-z_]+): (.*)", msg, re.S)
+        if m and m.group(1) in KernelTask.model_fields:
+            return m.group(1), m.group(2)
+        return "(task)", msg
+    return ".".join(str(x) for x in err["loc"]), msg
 
 
 def private_reference(task_id: str, private_root: Path | None = None) -> Path:
@@ -37,8 +45,8 @@ def load_kernel_task(folder: Path, private_root: Path | None = None) -> KernelTa
     try:
         task = KernelTask.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise TaskFileError(toml_path, _field_of(first), first["msg"]) from None
+        field, msg = _field_of(exc.errors()[0])
+        raise TaskFileError(toml_path, field, msg) from None
     if task.id != folder.name:
         raise TaskFileError(toml_path, "id", f"must equal the folder name {folder.name!r}, got {task.id!r}")
     task._folder = folder

@@ -111,16 +111,17 @@ class KernelTask(BaseModel):
     def _consistent(self) -> KernelTask:
         for n in self.inplace:
             if n not in self.inputs or n not in self.outputs:
-                raise ValueError(f"inplace {n!r} must be both an input and an output")
+                raise ValueError(f"inplace: {n!r} must be both an input and an output")
         clash = (set(self.outputs) & set(self.inputs)) - set(self.inplace)
         if clash:
-            raise ValueError(f"outputs {sorted(clash)} share a name with an input but are not listed in inplace")
+            raise ValueError(f"outputs: {sorted(clash)} share a name with an input but are not listed in inplace")
         for n in self.tolerance:
             if n not in self.outputs:
-                raise ValueError(f"tolerance for {n!r}, which is not an output")
+                raise ValueError(f"tolerance: {n!r} is not an output")
         formula = self.flops if self.metric == "tflops" else self.bytes
         if formula is None:
-            raise ValueError(f"metric {self.metric!r} needs the {'flops' if self.metric == 'tflops' else 'bytes'} formula")
+            need = "flops" if self.metric == "tflops" else "bytes"
+            raise ValueError(f"{need}: metric {self.metric!r} needs the {need} formula")
         for field in ("flops", "bytes"):
             expr = getattr(self, field)
             if expr is None:

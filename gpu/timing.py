@@ -17,6 +17,15 @@ _cuda_sync = torch.cuda.synchronize
 _Event = torch.cuda.Event
 
 
+def poison_(t: torch.Tensor) -> torch.Tensor:
+    """Fill an output with values no correct kernel leaves there: NaN for floats, the minimum for integers."""
+    if t.dtype.is_floating_point:
+        return t.fill_(float("nan"))
+    if t.dtype == torch.bool:
+        return t.fill_(True)
+    return t.fill_(torch.iinfo(t.dtype).min)
+
+
 def flush_buffer(device: str) -> torch.Tensor | None:
     """A buffer larger than L2 whose zeroing evicts the previous call's data (GPU only)."""
     if device != "cuda":

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from gpu.cli import add_kernels_parser
 from kbench_dagster import report
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.progress import Progress
@@ -291,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_ui)
 
     report.add_report_parsers(sub)  # report, collect, export, compare, triage, board
+    add_kernels_parser(sub)  # kernels list|show|grade
     return p
 
 

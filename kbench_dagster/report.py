@@ -19,6 +19,7 @@ from pathlib import Path
 from kbench_dagster import stats
 from kbench_dagster.board_trajectory import conversation, conversation_text, final_files, read_text
 from kbench_dagster.stats import OUTCOMES, TIERS, fmt_ci, fmt_pct
+from kbench_dagster.store import DEFAULT_DB
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "results.schema.json"
 SCHEMA_ID = "kbench-results/1"
@@ -409,7 +410,7 @@ def cmd_export(args) -> int:
         rows = [r for rid in args.run_ids for r in load_results(Path(args.runs), rid)]
     else:
         from kbench_dagster.board_data import load_rows
-        from kbench_dagster.store import DEFAULT_DB, ResultsStore
+        from kbench_dagster.store import ResultsStore
 
         path = Path(args.db or DEFAULT_DB)
         if not path.exists():
@@ -443,7 +444,7 @@ def cmd_triage(args) -> int:
 
 def cmd_board(args) -> int:
     from kbench_dagster.boards import build_board, serve
-    from kbench_dagster.store import DEFAULT_DB, ResultsStore
+    from kbench_dagster.store import ResultsStore
 
     path = Path(args.db or DEFAULT_DB)
     if not path.exists():
@@ -492,7 +493,8 @@ def add_report_parsers(sub) -> None:
 
     s = sub.add_parser("board", help="write the static results site from the store (and serve it)")
     s.add_argument("--db", help="the results DuckDB (default $KBENCH_DB or .state/kbench.duckdb)")
-    s.add_argument("--out", default="board", help="output folder (default ./board)")
+    s.add_argument("--out", default=str(DEFAULT_DB.parent / "board"),
+                   help="output folder (default .state/board beside the results database)")
     s.add_argument("--serve", action="store_true", help="serve it on 127.0.0.1 after writing")
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(func=cmd_board)

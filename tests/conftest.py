@@ -1,6 +1,12 @@
+import os
 import shutil
+import tempfile
 import textwrap
 from pathlib import Path
+
+# Tests never write into the user's results database or board: every default points at a throwaway folder.
+_STATE = Path(tempfile.mkdtemp(prefix="kbench-test-state-"))
+os.environ.setdefault("KBENCH_DB", str(_STATE / "kbench.duckdb"))
 
 import pytest
 

@@ -1,0 +1,133 @@
+"""The GPU bench, one prepared script: grades every kernel task's reference, grades a fast known-good Triton
+kernel for two tasks (bench/gpu/kernels/), and compares the grader's median time for those kernels with
+triton.testing.do_bench on the same kernel and shapes (target: within 3%). Finishes in under 8 minutes on one
+GPU. Without a GPU it says so and exits 0.
+
+    .venv/bin/python bench/gpu/run.py [--out DIR] [--budget-s 450]
+
+Prints a markdown table for bench/RESULTS.md (with the device name) and writes bench_gpu.json to --out
+(default: $OUT when set, else the current folder). Reads the GPU's clocks; never changes any GPU setting."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import torch  # noqa: E402
+
+KNOWN_GOOD = REPO / "bench" / "gpu" / "kernels"
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def do_bench_shapes(task, kernel_path: Path, shapes: list[dict]) -> list[float]:
+    """triton.testing.do_bench (median, its own L2 flush) of the known-good kernel on each shape, in seconds."""
+    import triton.testing
+
+    from gpu.loader import private_reference
+    from gpu.rand import Rand
+
+    ref = _load(private_reference(task.id), f"bench_ref_{task.id}")
+    mod = _load(kernel_path, f"bench_kernel_{task.id}")
+    out = []
+    for shape in shapes:
+        inputs = ref.make_inputs(dict(shape), Rand(1234, "normal", "cuda"))
+        want = ref.reference(**inputs)
+        want = want if isinstance(want, tuple) else (want,)
+        args = {n: inputs[n] for n in task.inputs if n not in task.inplace}
+        args.update({n: torch.empty_like(w) for n, w in zip(task.outputs, want)})
+        ms = triton.testing.do_bench(lambda: getattr(mod, task.entry)(**args), warmup=50, rep=300,
+                                     return_mode="median")
+        out.append(ms / 1e3)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.environ.get("OUT") or ".")
+    ap.add_argument("--budget-s", type=float, default=450.0, help="stop starting reference gradings after this")
+    args = ap.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("bench/gpu: no CUDA device here (torch sees none), so there is nothing to measure; "
+              "run this script on a GPU machine. Exiting 0.")
+        return 0
+
+    from gpu.device import device_info
+    from gpu.grader import GradeConfig, grade, reference_submission
+    from gpu.loader import get_task, load_kernel_suite
+
+    t0 = time.monotonic()
+    info = device_info("cuda")
+    print(f"device: {info['name']}, {info['sm_count']} SMs, capability {info['capability']}, driver {info['driver']}, "
+          f"CUDA {info['cuda']}, torch {info['torch']}, triton {info['triton']}, clocks {info['clocks_mhz']}", flush=True)
+    record: dict = {"device": info, "references": [], "known_good": []}
+    # references are slow eager code: one seed and fewer samples keep the whole bench under 8 minutes
+    light = GradeConfig(seeds=1, warmup=3, samples=10, samples_jitter=0, set_budget_bytes=2 * 2**30, eager_samples=5)
+    known = sorted(p.name for p in KNOWN_GOOD.iterdir() if (p / "kernel.py").is_file())
+    reserve = 75.0 * len(known)  # time kept for the known-good kernels and do_bench
+    with tempfile.TemporaryDirectory() as tmp:
+        for task in load_kernel_suite():
+            if time.monotonic() - t0 > args.budget_s - reserve:
+                record["references"].append({"task": task.id, "status": "not_run", "reason": "bench time budget"})
+                print(f"ref {task.id:28} not run: time budget", flush=True)
+                continue
+            r = grade(reference_submission(task, Path(tmp) / task.id), task, role="reference", config=light)
+            record["references"].append(r)
+            score = "-" if r["score"] is None else f"{r['score']:.1f} {r['unit']}"
+            print(f"ref {task.id:28} {r['status']:14} {score:>16} {r['elapsed_s']:6.1f}s {r['reason'][:120]}",
+                  flush=True)
+        for name in known:
+            task = get_task(name)
+            kpath = KNOWN_GOOD / name / "kernel.py"
+            r = grade(kpath, task)
+            entry = {"task": name, "status": r["status"], "reason": r["reason"], "score": r["score"],
+                     "unit": r["unit"], "shapes": r["shapes"]}
+            if r["status"] in ("ok", "flagged"):
+                db = do_bench_shapes(task, kpath, [s["shape"] for s in r["shapes"]])
+                for s, d in zip(r["shapes"], db):
+                    s["do_bench_s"] = d
+                    s["vs_do_bench"] = s["median_s"] / d - 1
+            record["known_good"].append(entry)
+            print(f"known-good {name}: {r['status']} {r['score']} {r['unit']} {r['reason'][:200]}", flush=True)
+    record["wall_s"] = round(time.monotonic() - t0, 1)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_gpu.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+    print(f"\n### GPU bench on {info['name']} ({record['wall_s']} s, torch {info['torch']}, triton {info['triton']}, "
+          f"driver {info['driver']})\n")
+    print("| task | status | score | unit |\n|---|---|---|---|")
+    for r in record["references"]:
+        sc = "-" if r.get("score") is None else f"{r['score']:.1f}"
+        print(f"| {r['task']} (reference) | {r['status']} | {sc} | {r.get('unit', '')} |")
+    print("\n| known-good kernel | shape | grader median (us) | do_bench median (us) | difference |\n|---|---|---|---|---|")
+    worst = 0.0
+    for k in record["known_good"]:
+        for s in k["shapes"]:
+            if "do_bench_s" in s:
+                worst = max(worst, abs(s["vs_do_bench"]))
+                print(f"| {k['task']} | {s['shape']} | {s['median_s'] * 1e6:.1f} | {s['do_bench_s'] * 1e6:.1f} | "
+                      f"{s['vs_do_bench']:+.1%} |")
+        if not k["shapes"]:
+            print(f"| {k['task']} | - | {k['status']}: {k['reason'][:80]} | - | - |")
+    print(f"\nworst grader vs do_bench difference: {worst:.1%} (target: within 3%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,472 @@
+"""Grade one kernel submission for one task: the gate (correctness) first, then speed.
+
+The grader's process generates every input from a secret seed drawn per grading, computes the expected outputs
+with its private copy of the reference, and keeps them; the submission runs in its own process (gpu/worker.py),
+started fresh per submission in a fresh build folder with its own compiler caches, and killed on timeout. The
+outputs it writes are compared here, so nothing in the submission's process can change the verdict except its
+outputs. Statuses: compile_error, runtime_error, timeout, incorrect, cheat_rejected, flagged, ok, skipped_no_gpu."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import math
+import multiprocessing as mp
+import multiprocessing.connection as mpc
+import os
+import secrets
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.multiprocessing  # noqa: F401  (tensor reductions for the pipe)
+
+from gpu import checks, device as devmod, timing
+from gpu.loader import get_task, private_reference
+from gpu.models import KernelTask
+from gpu.rand import Rand
+
+STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
+            "skipped_no_gpu")
+FLAG_PEAK_FRACTION = 0.8
+FLAG_EAGER_SPEEDUP = 10.0
+
+
+@dataclass(frozen=True)
+class GradeConfig:
+    seeds: int  # correctness seeds per shape and distribution
+    warmup: int
+    samples: int  # timed calls after the warm-up (a secret extra of up to samples_jitter is added)
+    samples_jitter: int
+    set_budget_bytes: int  # memory for the rotating input sets of one shape
+    eager_samples: int
+
+    @classmethod
+    def for_device(cls, kind: str) -> GradeConfig:
+        if kind == "cuda":
+            return cls(seeds=3, warmup=10, samples=60, samples_jitter=20, set_budget_bytes=4 * 2**30, eager_samples=20)
+        return cls(seeds=2, warmup=2, samples=6, samples_jitter=2, set_budget_bytes=64 * 2**20, eager_samples=4)
+
+
+WORKER_MODULES = ("__init__.py", "worker.py", "timing.py")
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Died(Exception):
+    pass
+
+
+class _Child:
+    """The submission's process: `python -m gpu.worker` in a new session (its own process group), in the build
+    folder, with its own environment; it connects back over a Unix socket with a per-grading key."""
+
+    def __init__(self, cfg: dict, env: dict[str, str | None], cwd: Path, connect_timeout: float):
+        # the grader's own process key: shared-memory tensors are handed over by a helper that checks it
+        key = bytes(mp.current_process().authkey)
+        sock = Path(tempfile.mkdtemp(prefix="kgrade-sock-")) / "s"
+        self._sockdir = sock.parent
+        self.listener = mpc.Listener(str(sock), family="AF_UNIX", authkey=key)
+        full_env = {k: v for k, v in os.environ.items() if k not in env or env[k] is not None}
+        full_env.update({k: v for k, v in env.items() if v is not None})
+        # The worker runs from a copy of the three modules it needs, so the submission cannot import the rest of
+        # the grader (the loader would tell it where the private references live).
+        rt = self._sockdir / "rt" / "gpu"
+        rt.mkdir(parents=True)
+        for name in WORKER_MODULES:
+            shutil.copy(Path(__file__).parent / name, rt / name)
+        full_env["PYTHONPATH"] = str(rt.parent)
+        self.proc = subprocess.Popen([sys.executable, "-m", "gpu.worker"], cwd=cwd, env=full_env,
+                                     stdin=subprocess.PIPE, start_new_session=True)
+        self.proc.stdin.write(json.dumps({"address": str(sock), "key": key.hex(), **cfg}).encode() + b"\n")
+        self.proc.stdin.close()
+        self.listener._listener._socket.settimeout(connect_timeout)  # accept() must not wait forever
+        try:
+            self.conn = self.listener.accept()
+        except (OSError, mp.AuthenticationError) as exc:
+            self.close()
+            raise _Died(f"the submission's process never connected ({exc})") from None
+
+    def recv(self, timeout: float):
+        if not self.conn.poll(max(timeout, 0.01)):
+            if self.proc.poll() is not None:
+                raise _Died(self._death())
+            raise _Timeout(f"no answer within {timeout:.0f} s")
+        try:
+            return self.conn.recv()
+        except (EOFError, ConnectionError, OSError):
+            self._wait(5)
+            raise _Died(self._death()) from None
+
+    def request(self, msg: str, payload, timeout: float):
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()  # the inputs and poison this process queued are complete before the kernel reads
+        try:
+            self.conn.send((msg, payload))
+        except (BrokenPipeError, ConnectionError, OSError):
+            self._wait(5)
+            raise _Died(self._death()) from None
+        return self.recv(timeout)
+
+    def _wait(self, s: float) -> None:
+        try:
+            self.proc.wait(s)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _death(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "the submission's process stopped answering"
+        if code < 0:
+            try:
+                return f"the submission's process was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"the submission's process died (signal {-code})"
+        return f"the submission's process exited with code {code}"
+
+    def close(self, graceful: bool = False) -> None:
+        """Kill the submission's process group. On a GPU it first gets a moment to exit on its own, so the CUDA
+        memory it mapped from the grader is released cleanly; on a CPU there is nothing to release."""
+        conn = getattr(self, "conn", None)
+        if conn is not None and graceful:
+            try:
+                conn.send(("exit", None))
+            except (OSError, ValueError):
+                pass
+            self._wait(5)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the whole group: anything the submission started
+        except (ProcessLookupError, PermissionError):
+            pass
+        self._wait(5)
+        if conn is not None:
+            conn.close()
+        self.listener.close()
+        shutil.rmtree(self._sockdir, ignore_errors=True)
+
+
+def _load_private(path: Path):
+    spec = importlib.util.spec_from_file_location(f"kbench_private_ref_{path.parent.name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def detect_language(build: Path) -> str:
+    """'cuda' (C++/CUDA sources, or Python that builds a torch extension), 'triton', or 'torch'. Reads imports
+    and calls, not comments or docstrings."""
+    if any(p.suffix in (".cu", ".cuh", ".cpp", ".cc") for p in build.rglob("*") if p.is_file()):
+        return "cuda"
+    lang = "torch"
+    for p in build.rglob("*.py"):
+        try:
+            tree = ast.parse(p.read_text(encoding="utf-8", errors="replace"))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            mods = []
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                mods = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            if any(m.startswith("torch.utils.cpp_extension") for m in mods):
+                return "cuda"
+            if isinstance(node, ast.Attribute) and node.attr in ("cpp_extension", "load_inline"):
+                return "cuda"
+            if any(m == "triton" or m.startswith("triton.") for m in mods):
+                lang = "triton"
+    return lang
+
+
+def triton_available() -> bool:
+    return importlib.util.find_spec("triton") is not None and importlib.util.find_spec("numpy") is not None
+
+
+def reference_submission(task: KernelTask, folder: Path) -> Path:
+    """A submission that calls the agent-visible reference and copies its results into the outputs: the gate
+    every task's reference must pass."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(task.folder / "reference.py", folder / "reference.py")
+    outs = ", ".join(f"{n!r}" for n in task.outputs)
+    ins = ", ".join(f"{n}={n}" for n in task.inputs)
+    (folder / task.stub).write_text(
+        "from reference import reference\n\n\n"
+        f"def {task.entry}({', '.join(task.kernel_args())}):\n"
+        f"    got = reference({ins})\n"
+        "    got = got if isinstance(got, tuple) else (got,)\n"
+        f"    for name, value in zip(({outs},), got):\n"
+        "        locals()[name].copy_(value)\n"
+    )
+    return folder
+
+
+def _copy(x):
+    return x.clone() if isinstance(x, torch.Tensor) else x
+
+
+def _as_tuple(x) -> tuple:
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
+
+
+class _Case:
+    """One set of inputs with its expected outputs, pristine input copies and the buffers the kernel writes."""
+
+    def __init__(self, task: KernelTask, ref, shape: dict, seed: int, dist: str, dev: str):
+        inputs = ref.make_inputs(dict(shape), Rand(seed, dist, dev))
+        missing = [n for n in task.inputs if n not in inputs]
+        if missing:
+            raise RuntimeError(f"private reference make_inputs lacks {missing}")
+        self.inputs = {n: inputs[n] for n in task.inputs}  # tensors, or plain Python numbers
+        self.pristine = {n: _copy(t) for n, t in self.inputs.items()}
+        with torch.no_grad():
+            want = _as_tuple(ref.reference(**{n: _copy(t) for n, t in self.inputs.items()}))
+        self.expected = dict(zip(task.outputs, want))
+        self.args: dict[str, torch.Tensor] = {n: self.inputs[n] for n in task.inputs if n not in task.inplace}
+        self.inits: dict[str, torch.Tensor] = {}
+        for n in task.outputs:
+            if n in task.inplace:
+                self.args[n] = self.inputs[n]  # updated in place; starts as the input
+                self.inits[n] = self.pristine[n]
+            else:
+                self.args[n] = checks.poison_(torch.empty_like(self.expected[n]))
+
+    def check(self, task: KernelTask) -> str | None:
+        for n in task.inputs:
+            if n in task.inplace:
+                continue
+            a, b = self.inputs[n], self.pristine[n]
+            if not (checks.same_bits(a, b) if isinstance(a, torch.Tensor) else a == b):
+                return f"input {n!r} was modified"
+        for n in task.outputs:
+            why = checks.compare(task, n, self.args[n], self.expected[n])
+            if why:
+                return why
+        return None
+
+    def nbytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in (*self.inputs.values(), *self.args.values())
+                   if isinstance(t, torch.Tensor))
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def grade(submission: Path | str, task: KernelTask | str, *, role: str = "candidate", device: str | None = None,
+          private_root: Path | None = None, config: GradeConfig | None = None, keep_build: bool = False) -> dict:
+    """Grade `submission` (a file: the stub, filled in; or a folder holding it) for `task`. Returns a dict ready
+    to store. role='reference' only lifts the forbidden-op rule (the eager reference may call library ops)."""
+    t0 = time.monotonic()
+    task = task if isinstance(task, KernelTask) else get_task(task, private_root=private_root)
+    dev = devmod.pick_device(device)
+    cfg = config or GradeConfig.for_device(dev)
+    info = devmod.device_info(dev)
+    result: dict = {
+        "task": task.id, "status": None, "reason": "", "score": None, "unit": task.unit, "metric": task.metric,
+        "role": role, "submission": str(submission), "language": None, "device": info, "shapes": [],
+        "correctness": {"cases": 0, "passed": False}, "flags": [], "config": asdict(cfg), "seed": None,
+    }
+
+    def finish(status: str, reason: str = "", score: float | None = None) -> dict:
+        assert status in STATUSES
+        result.update(status=status, reason=reason,
+                      score=(0.0 if status not in ("ok", "flagged", "skipped_no_gpu") else score))
+        result["elapsed_s"] = round(time.monotonic() - t0, 3)
+        return result
+
+    build = Path(tempfile.mkdtemp(prefix=f"kgrade-{task.id}-"))
+    try:
+        src = Path(submission)
+        if src.is_dir():
+            shutil.copytree(src, build, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".cache"))
+        elif src.is_file():
+            shutil.copy(src, build / task.stub)
+        else:
+            return finish("compile_error", f"submission {src} does not exist")
+        entry_file = build / task.stub
+        if not entry_file.is_file():
+            return finish("compile_error", f"the submission has no {task.stub}")
+        lang = detect_language(build)
+        result["language"] = lang
+        interpret = False
+        if dev == "cpu" and lang == "cuda":
+            return finish("skipped_no_gpu", "CUDA C++ submissions need a GPU to build and run")
+        if dev == "cpu" and lang == "triton":
+            if not triton_available():
+                return finish("skipped_no_gpu", "Triton is not installed here, and its CPU interpreter needs it")
+            interpret = True
+        return _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_root, result, finish)
+    finally:
+        if keep_build:
+            result["build"] = str(build)
+        else:
+            shutil.rmtree(build, ignore_errors=True)
+
+
+def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_root, result, finish) -> dict:
+    ref_path = private_reference(task.id, private_root)
+    ref_bytes = ref_path.read_bytes()
+    ref = _load_private(ref_path)
+    cache = build / ".cache"
+    env = {
+        "TORCH_EXTENSIONS_DIR": str(cache / "torch_extensions"),
+        "TRITON_CACHE_DIR": str(cache / "triton"),
+        "TRITON_HOME": str(cache / "triton_home"),
+        "CUDA_CACHE_PATH": str(cache / "nv"),
+        "TRITON_INTERPRET": "1" if interpret else None,
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    child_cfg = {"build": str(build), "file": str(entry_file), "entry": task.entry, "device": dev,
+                 "outputs": list(task.outputs),
+                 "forbidden": [] if role == "reference" else list(task.forbidden_ops)}
+    seed_root = secrets.randbits(62)  # secret for the grading; recorded only in the result, after it
+    rng = Rand(seed_root, "normal", "cpu")
+    deadline = time.monotonic() + task.timeouts.total_s
+    public, hidden = task.shapes.for_device(dev)
+    shapes = [("public", s) for s in public] + [("hidden", s) for s in hidden]
+    child = _Child(child_cfg, env, build, task.timeouts.compile_s)
+    try:
+        def left(limit: float) -> float:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Timeout(f"grading ran past its {task.timeouts.total_s:.0f} s limit")
+            return min(limit, remaining)
+
+        def verdict_of(kind: str, body, what: str):
+            if kind in ("compile_error", "runtime_error"):
+                return finish(kind, f"{what}: {str(body).strip()[-1500:]}")
+            if body.get("tamper"):
+                return finish("cheat_rejected", f"{what}: the submission replaced {', '.join(body['tamper'][:5])}")
+            if body.get("moved"):
+                return finish("cheat_rejected", f"{what}: the kernel re-pointed or resized {', '.join(body['moved'])}"
+                                                " (outputs must be written in place, never swapped for other storage)")
+            if body.get("forbidden"):
+                return finish("cheat_rejected", f"{what}: forbidden operators called: {', '.join(body['forbidden'])}")
+            return None
+
+        def tampered_reference() -> dict | None:
+            if ref_path.read_bytes() != ref_bytes:
+                ref_path.write_bytes(ref_bytes)  # put the grader's copy back
+                return finish("cheat_rejected", "the grader's private reference was modified during grading (restored)")
+            return None
+
+        try:
+            kind, body = child.recv(left(task.timeouts.compile_s))
+            if kind != "ready":
+                return tampered_reference() or finish(kind, f"build/import: {str(body).strip()[-1500:]}")
+            v = verdict_of(kind, body, "import")
+            if v:
+                return v
+
+            # --- the gate: every shape x seed x distribution, fresh inputs, poisoned outputs ---
+            n_cases = 0
+            for group, shape in shapes:
+                for dist in task.distributions:
+                    for _ in range(cfg.seeds):
+                        case = _Case(task, ref, shape, int(rng.randint(0, 2**62, 1)), dist, dev)
+                        kind, body = child.request("call", case.args, left(task.timeouts.call_s))
+                        v = verdict_of(kind, body, f"{group} shape {shape}, {dist} inputs")
+                        if v:
+                            return tampered_reference() or v
+                        n_cases += 1
+                        why = case.check(task)
+                        if why:
+                            if body.get("returned"):
+                                why += " (the kernel returned a value: results must be written into the outputs)"
+                            return tampered_reference() or finish("incorrect", f"{group} shape {shape}, {dist} inputs: {why}")
+            result["correctness"] = {"cases": n_cases, "passed": True, "seeds": cfg.seeds,
+                                     "distributions": list(task.distributions), "shapes": len(shapes)}
+            if interpret:
+                return tampered_reference() or finish(
+                    "skipped_no_gpu", "correct under the Triton CPU interpreter; timing a Triton kernel needs a GPU")
+
+            # --- speed: rotating input sets, warm-up, many samples, median; last outputs re-validated ---
+            flush = timing.flush_buffer(dev)
+            for group, shape in shapes:
+                n_calls = cfg.warmup + cfg.samples + secrets.randbelow(cfg.samples_jitter + 1)
+                probe = _Case(task, ref, shape, int(rng.randint(0, 2**62, 1)), task.distributions[0], dev)
+                n_sets = max(2, min(n_calls, cfg.set_budget_bytes // max(probe.nbytes(), 1)))
+                cases = [probe] + [_Case(task, ref, shape, int(rng.randint(0, 2**62, 1)),
+                                         task.distributions[i % len(task.distributions)], dev)
+                                   for i in range(1, n_sets)]
+                payload = {"sets": [c.args for c in cases], "inits": [c.inits for c in cases], "n_calls": n_calls,
+                           "outputs": list(task.outputs), "inplace": list(task.inplace)}
+                w0 = time.monotonic()
+                kind, body = child.request("time", payload, left(task.timeouts.call_s * 4))
+                wall = time.monotonic() - w0
+                v = verdict_of(kind, body, f"timing {group} shape {shape}")
+                if v:
+                    return tampered_reference() or v
+                for i, c in enumerate(cases[: min(n_sets, n_calls)]):
+                    why = c.check(task)
+                    if why:
+                        return tampered_reference() or finish(
+                            "incorrect", f"timing {group} shape {shape}: the outputs of the last timed calls failed"
+                                         f" re-validation (input set {i}): {why}")
+                samples = timing.samples_from(body, cfg.warmup)
+                median = statistics.median(samples)
+                eager = _time_eager(task, ref, cases, cfg, dev, flush)
+                work = task.work(shape)
+                scale = 1e12 if task.metric == "tflops" else 1e9
+                unaccounted = wall - sum(body["host_s"])
+                result["shapes"].append({
+                    "group": group, "shape": shape, "work": work, "median_s": median,
+                    "min_s": min(samples), "samples": len(samples), "input_sets": n_sets,
+                    "achieved": work / median / scale if median > 0 else float("inf"),
+                    "eager_median_s": eager, "speedup_vs_eager": eager / median if median > 0 else float("inf"),
+                    "unaccounted_wall_s": round(unaccounted, 4),
+                })
+            bad = tampered_reference()
+            if bad:
+                return bad
+        except _Timeout as exc:
+            return tampered_reference() or finish("timeout", str(exc))
+        except _Died as exc:
+            return tampered_reference() or finish("runtime_error", str(exc))
+    finally:
+        child.close(graceful=dev == "cuda")
+
+    # --- score and audit ---
+    result["seed"] = seed_root
+    achieved = [s["achieved"] for s in result["shapes"]]
+    if any(not math.isfinite(a) or a <= 0 for a in achieved):
+        return finish("cheat_rejected", "a timed call took no measurable time")
+    score = _geomean(achieved)
+    pk, source = devmod.peak(result["device"], task.metric, task.dtype)
+    result["peak"] = {"value": pk, "source": source}
+    if pk is not None:
+        over = [s for s in result["shapes"] if s["achieved"] > pk]
+        if over:
+            return finish("cheat_rejected", f"{over[0]['achieved']:.1f} {task.unit} on {over[0]['shape']} is above "
+                                            f"the device's physical peak {pk:.1f} {task.unit}")
+        if any(s["achieved"] > FLAG_PEAK_FRACTION * pk for s in result["shapes"]):
+            result["flags"].append(f"above {FLAG_PEAK_FRACTION:.0%} of the physical peak ({pk:.1f} {task.unit})")
+    fast = [s for s in result["shapes"] if s["speedup_vs_eager"] > FLAG_EAGER_SPEEDUP]
+    if fast:
+        result["flags"].append(f"{fast[0]['speedup_vs_eager']:.1f}x faster than the eager reference on {fast[0]['shape']}")
+    odd = [s for s in result["shapes"] if s["unaccounted_wall_s"] > max(0.25, 3 * s["median_s"] * (s["samples"] + cfg.warmup))]
+    if odd:
+        result["flags"].append(f"the timed samples do not account for the wall time on {odd[0]['shape']}")
+    if result["flags"]:
+        return finish("flagged", "; ".join(result["flags"]), score)
+    return finish("ok", "", score)
+
+
+def _time_eager(task: KernelTask, ref, cases: list[_Case], cfg: GradeConfig, dev: str, flush) -> float:
+    """Median time of the private reference (eager torch) on the same input sets, for the 10x audit flag."""
+    with torch.no_grad():
+        fn = getattr(ref, "eager", ref.reference)
+        timed = timing.time_calls(lambda k: fn(**cases[k % len(cases)].inputs), lambda k: None,
+                                  cfg.warmup + cfg.eager_samples, dev, flush)
+    return statistics.median(timing.samples_from(timed, cfg.warmup))

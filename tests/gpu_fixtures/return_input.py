@@ -1,0 +1,7 @@
+# task: softmax_fp32
+# expect: incorrect
+"""Hands back the input instead of writing the output."""
+
+
+def kernel(x, out):
+    return x

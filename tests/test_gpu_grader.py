@@ -1,0 +1,229 @@
+"""The kernel grader on the CPU path: every reference passes the gate, every stub scores 0, every adversarial
+fixture that needs no device is rejected, and the GPU-only parts say skipped_no_gpu. The gradings run once per
+session, four at a time (each is its own process), and the tests read their results."""
+
+import json
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import torch
+
+from conftest import REPO
+from gpu import cli, grader
+from gpu.grader import STATUSES, grade, reference_submission
+from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
+from gpu.models import Timeouts
+
+FIXTURES = REPO / "tests" / "gpu_fixtures"
+KNOWN_GOOD = REPO / "bench" / "gpu" / "kernels"
+HAS_CUDA = torch.cuda.is_available()
+TASKS = load_kernel_suite()
+
+
+def fixture_meta(path: Path) -> dict:
+    meta = {"needs": "", "cpu-only": ""}
+    for line in path.read_text().splitlines():
+        if line.startswith("# ") and ":" in line:
+            key, _, val = line[2:].partition(":")
+            meta[key.strip()] = val.strip()
+    meta["expect"] = set(meta["expect"].split(","))
+    return meta
+
+
+FIXTURE_FILES = sorted(p for p in FIXTURES.glob("*.py"))
+
+
+def _runnable_here(meta: dict) -> bool:
+    return (meta["needs"] != "cuda" or HAS_CUDA) and (not meta["cpu-only"] or not HAS_CUDA)
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    """Every grading the CPU path can do, keyed by (kind, name)."""
+    tmp = tmp_path_factory.mktemp("kgrade")
+    private = tmp / "private"
+    shutil.copytree(PRIVATE_DIR, private)  # the edit_reference fixture attacks this copy, never the repository's
+    target = private / "softmax_fp32" / "reference.py"
+    os.environ["KBENCH_FIXTURE_TARGET"] = str(target)
+    jobs = {}
+    for t in TASKS:
+        jobs[("reference", t.id)] = (reference_submission(t, tmp / "refs" / t.id), t, "reference")
+        jobs[("stub", t.id)] = (t.folder / t.stub, t, "candidate")
+    short = get_task("softmax_fp32").model_copy(update={"timeouts": Timeouts(compile_s=60, call_s=4, total_s=60)})
+    for f in FIXTURE_FILES:
+        meta = fixture_meta(f)
+        if _runnable_here(meta):
+            task = short if meta["task"] == "softmax_fp32" else get_task(meta["task"])
+            jobs[("fixture", f.stem)] = (f, task, "candidate")
+    for d in sorted(KNOWN_GOOD.iterdir()):
+        jobs[("known_good", d.name)] = (d / "kernel.py", get_task(d.name), "candidate")
+    # the eager reference of a GEMM calls matmul, which candidates may not
+    gemm = get_task("gemm_bf16")
+    jobs[("reference_as_candidate", "gemm_bf16")] = (reference_submission(gemm, tmp / "gemm_cand"), gemm, "candidate")
+
+    def run(item):
+        key, (path, task, role) = item
+        return key, grade(path, task, role=role, private_root=private)
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            results = dict(pool.map(run, jobs.items()))
+    finally:
+        os.environ.pop("KBENCH_FIXTURE_TARGET", None)
+    results["_private_target"] = target
+    return results
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in TASKS])
+def test_reference_passes_the_gate(graded, task_id):
+    r = graded[("reference", task_id)]
+    assert r["status"] in ("ok", "flagged"), r["reason"]
+    assert r["correctness"]["passed"] and r["correctness"]["cases"] >= 8
+    assert r["score"] > 0 and len(r["shapes"]) >= 2
+    assert all(s["median_s"] > 0 and s["samples"] >= 6 for s in r["shapes"])
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in TASKS])
+def test_untouched_stub_scores_zero(graded, task_id):
+    r = graded[("stub", task_id)]
+    assert r["status"] in ("incorrect", "runtime_error"), r["reason"]
+    assert r["score"] == 0.0
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)
+def test_adversarial_fixture_is_rejected(graded, path):
+    meta = fixture_meta(path)
+    if not _runnable_here(meta):
+        pytest.skip("needs a GPU" if meta["needs"] == "cuda" else "graded for real on a GPU")
+    r = graded[("fixture", path.stem)]
+    assert r["status"] in meta["expect"], f"{path.name}: {r['status']}: {r['reason']}"
+    assert r["score"] in (0.0, None)
+
+
+def test_every_cheat_ends_incorrect_or_rejected():
+    """The fixtures the issue names all expect incorrect or cheat_rejected (the others test plain failures)."""
+    plain = {"syntax_error", "hang", "crash", "cuda_extension"}
+    for f in FIXTURE_FILES:
+        if f.stem not in plain:
+            assert fixture_meta(f)["expect"] <= {"incorrect", "cheat_rejected"}, f.name
+
+
+def test_edited_private_reference_is_caught_and_restored(graded):
+    r = graded[("fixture", "edit_reference")]
+    assert r["status"] == "cheat_rejected"
+    assert "private reference was modified" in r["reason"]
+    assert graded["_private_target"].read_bytes() == (PRIVATE_DIR / "softmax_fp32" / "reference.py").read_bytes()
+
+
+def test_forbidden_op_is_rejected_for_candidates_only(graded):
+    r = graded[("reference_as_candidate", "gemm_bf16")]
+    assert r["status"] == "cheat_rejected" and "aten::mm" in r["reason"]
+    assert graded[("reference", "gemm_bf16")]["status"] in ("ok", "flagged")
+
+
+def test_triton_kernels_checked_by_the_interpreter_and_never_scored_zero(graded):
+    for name in ("softmax_fp32", "rmsnorm_bf16"):
+        r = graded[("known_good", name)]
+        if HAS_CUDA:
+            assert r["status"] in ("ok", "flagged"), r["reason"]
+        elif grader.triton_available():
+            assert r["status"] == "skipped_no_gpu" and "interpreter" in r["reason"]
+            assert r["correctness"]["passed"] and r["score"] is None
+        else:
+            assert r["status"] == "skipped_no_gpu" and "Triton is not installed" in r["reason"]
+
+
+def test_gpu_only_submissions_are_skipped_with_a_reason(monkeypatch, tmp_path):
+    if HAS_CUDA:
+        pytest.skip("this machine has a GPU: nothing is skipped")
+    r = grade(FIXTURES / "cuda_extension.py", "softmax_fp32")
+    assert r["status"] == "skipped_no_gpu" and "CUDA C++" in r["reason"] and r["score"] is None
+    monkeypatch.setattr(grader, "triton_available", lambda: False)
+    r = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32")
+    assert r["status"] == "skipped_no_gpu" and "Triton is not installed" in r["reason"] and r["score"] is None
+
+
+def test_result_is_a_record_ready_to_store(graded):
+    r = graded[("reference", "softmax_fp32")]
+    json.dumps(r)  # plain data all the way down
+    assert set(STATUSES) >= {r["status"]}
+    for key in ("task", "status", "score", "unit", "shapes", "device", "seed", "correctness", "elapsed_s"):
+        assert key in r
+    dev = r["device"]
+    assert dev["torch"] == torch.__version__ and dev["name"]
+    if dev["kind"] == "cpu":
+        assert dev["cpu_count"] >= 1
+    else:
+        assert dev["sm_count"] > 0 and dev["cuda"]
+    s = r["shapes"][0]
+    assert {"shape", "work", "median_s", "achieved", "eager_median_s", "speedup_vs_eager", "input_sets"} <= set(s)
+    assert r["unit"] == "GB/s" and r["metric"] == "gbps"
+
+
+def test_language_detection_reads_code_not_comments(tmp_path):
+    (tmp_path / "kernel.py").write_text('"""Triton or CUDA C++ (torch.utils.cpp_extension.load_inline) welcome."""\n'
+                                        "import torch\n")
+    assert grader.detect_language(tmp_path) == "torch"
+    (tmp_path / "kernel.py").write_text("import triton\n")
+    assert grader.detect_language(tmp_path) == "triton"
+    (tmp_path / "kernel.py").write_text("from torch.utils import cpp_extension\n")
+    assert grader.detect_language(tmp_path) == "cuda"
+    (tmp_path / "kernel.py").unlink()
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    assert grader.detect_language(tmp_path) == "cuda"
+
+
+def test_missing_submission_is_a_compile_error(tmp_path):
+    r = grade(tmp_path / "nothing.py", "softmax_fp32")
+    assert r["status"] == "compile_error" and r["score"] == 0.0
+    (tmp_path / "other.py").write_text("x = 1\n")
+    r = grade(tmp_path, "softmax_fp32")
+    assert r["status"] == "compile_error" and "no kernel.py" in r["reason"]
+
+
+def test_cli_list_show_grade(tmp_path, capsys):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="kbench")
+    cli.add_kernels_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["kernels", "list", "--markdown"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == len(TASKS) + 2 and "| gemm_fp8_rowwise |" in out
+    assert cli.main(["show", "rope_neox_bf16"]) == 0
+    out = capsys.readouterr().out
+    assert "kernel(q, k, cos, sin, q_out, k_out)" in out and "hidden shapes" not in out
+    assert cli.main(["show", "rope_neox_bf16", "--all"]) == 0
+    assert "hidden shapes" in capsys.readouterr().out
+    assert cli.main(["show", "nope"]) == 2
+    dest = tmp_path / "r.json"
+    rc = cli.main(["grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32", "--json", str(dest)])
+    assert rc == 1
+    assert json.loads(dest.read_text())["status"] == "incorrect"
+    assert "softmax_fp32: incorrect" in capsys.readouterr().err
+    assert cli.main(["grade", str(tmp_path / "missing.py"), "--task", "softmax_fp32"]) == 2
+
+
+@pytest.mark.gpu
+def test_gpu_known_good_kernel_scores_and_side_stream_is_caught():
+    if not HAS_CUDA:
+        pytest.skip("skipped_no_gpu: no CUDA device")
+    r = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32")
+    assert r["status"] in ("ok", "flagged"), r["reason"]
+    assert r["score"] > 0 and r["device"]["sm_count"] > 0
+    r = grade(FIXTURES / "side_stream.py", "softmax_fp32")
+    assert r["status"] in ("incorrect", "cheat_rejected"), r["reason"]
+
+
+def test_bench_script_without_a_gpu_says_so_and_exits_zero():
+    if HAS_CUDA:
+        pytest.skip("this machine has a GPU: the bench would really run")
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, str(REPO / "bench" / "gpu" / "run.py")], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and "no CUDA device" in p.stdout
