@@ -5,6 +5,7 @@ import os
 import dagster as dg
 
 from assets.boards import aggregates, boards
+from assets.kernels import kernel_gradings, kernel_tasks
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
@@ -32,7 +33,7 @@ RESOURCES = {
 }
 
 defs = dg.Definitions(
-    assets=[task_suites, agent_runs, gradings, results, aggregates, boards],
+    assets=[task_suites, agent_runs, gradings, results, aggregates, boards, kernel_tasks, kernel_gradings],
     asset_checks=[hidden_tests_are_proven],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(

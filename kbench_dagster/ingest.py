@@ -82,3 +82,17 @@ def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, i
     if (run_dir / "manifest.json").exists():
         store.upsert_manifest(json.loads((run_dir / "manifest.json").read_text()))
     return dict(totals)
+
+
+def kernel_rows(results: list[dict]) -> list[dict]:
+    """Rows of the kernel_gradings table from kernel run results (gpu.kernel_runs)."""
+    rows = []
+    for r in results:
+        d = r.get("device") or {}
+        rows.append({**{k: r.get(k) for k in ("run_id", "model", "agent", "condition", "seed", "task", "family",
+                                               "status", "reason", "score", "unit", "turns", "tool_calls",
+                                               "tool_format_errors", "duration_s", "started_at", "finished_at")},
+                     "device_kind": d.get("kind"), "device_name": d.get("name"), "sm_count": d.get("sm_count"),
+                     "clocks": d.get("clocks_mhz"), "driver": d.get("driver"), "cuda": d.get("cuda"),
+                     "torch": d.get("torch"), "triton": d.get("triton")})
+    return rows

@@ -50,6 +50,7 @@ class AgentSettings(dg.ConfigurableResource):
     workers: int = 1
     runs_root: str = "runs"
     tasks: str = ""  # ids, categories or tiers; empty = the whole suite
+    kernel_tasks: str = ""  # kernel task ids, comma-separated; empty = every kernel task
 
 
 class ResultsDB(dg.ConfigurableResource):

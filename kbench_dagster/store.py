@@ -51,10 +51,16 @@ CREATE TABLE IF NOT EXISTS events_summary (
 CREATE TABLE IF NOT EXISTS manifests (
     run_id VARCHAR PRIMARY KEY, model VARCHAR, agent VARCHAR, server_url VARCHAR, suite_fingerprint VARCHAR,
     created VARCHAR, versions JSON, gpus JSON, server JSON, settings JSON);
+CREATE TABLE IF NOT EXISTS kernel_gradings (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, condition VARCHAR, seed INTEGER,
+    task VARCHAR, family VARCHAR, status VARCHAR, reason VARCHAR, score DOUBLE, unit VARCHAR,
+    device_kind VARCHAR, device_name VARCHAR, sm_count INTEGER, clocks JSON, driver VARCHAR, cuda VARCHAR,
+    torch VARCHAR, triton VARCHAR, turns INTEGER, tool_calls INTEGER, tool_format_errors INTEGER,
+    duration_s DOUBLE, started_at TIMESTAMP, finished_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """
-TABLES = ("attempts", "gradings", "runs", "events_summary")
+TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings")
 
 
 class StoreBusy(RuntimeError):

@@ -13,10 +13,19 @@ REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
 
-def prepare_home(home: Path, slots: int) -> Path:
+def prepare_home(home: Path, slots: int, gpus: int = 1) -> Path:
+    """DAGSTER_HOME with our instance settings and the pool limits: the model server's slots, one per GPU."""
+    import dagster as dg
+
     home.mkdir(parents=True, exist_ok=True)
     text = re.sub(r"default_limit: \d+", f"default_limit: {slots}", TEMPLATE.read_text())
     (home / "dagster.yaml").write_text(text)
+    instance = dg.DagsterInstance.from_config(str(home))
+    try:
+        instance.event_log_storage.set_concurrency_slots("model_server", slots)
+        instance.event_log_storage.set_concurrency_slots("gpu", gpus)
+    finally:
+        instance.dispose()
     return home
 
 

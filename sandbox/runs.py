@@ -133,6 +133,21 @@ def write_manifest(spec: RunSpec, suite: Suite, run_dir: Path, pi: str | None) -
     return manifest
 
 
+@contextlib.contextmanager
+def open_agent(spec: RunSpec, run_dir: Path):
+    """The agent a run uses, with what it needs while it lives (pi: the proxy to the server, its config)."""
+    if spec.agent == "builtin":
+        yield BuiltinAgent(spec.url, spec.model, api_key=spec.api_key or "none", tool_format=spec.tool_format)  # type: ignore[arg-type]
+    elif spec.agent == "pi":
+        modules = node_modules_of(spec.pi_path)
+        agent_dir = write_pi_config(Path(run_dir) / "pi-agent", spec.url, spec.model, spec.conds)
+        # pi reaches the server only through the proxy: it holds the key and judges every reply
+        with ServerProxy(spec.url, spec.api_key) as proxy:
+            yield PiAgent(proxy, spec.model, agent_dir, modules)
+    else:
+        raise ValueError(f"--agent must be pi or builtin, not {spec.agent!r}")
+
+
 class Runner:
     """Executes one run: a queue of attempts, N workers, requeue on server trouble."""
 
@@ -146,16 +161,6 @@ class Runner:
         self._t0: dict[str, float] = {}
         self._grading: list = []
 
-    def _agent(self, proxy: ServerProxy | None):
-        if self.spec.agent == "builtin":
-            return BuiltinAgent(self.spec.url, self.spec.model, api_key=self.spec.api_key or "none",
-                                tool_format=self.spec.tool_format)  # type: ignore[arg-type]
-        if self.spec.agent == "pi":
-            modules = node_modules_of(self.spec.pi_path)
-            agent_dir = write_pi_config(self.run_dir / "pi-agent", self.spec.url, self.spec.model, self.spec.conds)
-            return PiAgent(proxy, self.spec.model, agent_dir, modules)
-        raise ValueError(f"--agent must be pi or builtin, not {self.spec.agent!r}")
-
     def run(self) -> dict:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir.mkdir(parents=True, exist_ok=True)
@@ -165,11 +170,8 @@ class Runner:
         attempts = plan(self.spec)
         todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
         summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
-        with contextlib.ExitStack() as stack:
-            proxy = None
-            if self.spec.agent == "pi":  # pi reaches the server only through the proxy: key and verdicts
-                proxy = stack.enter_context(ServerProxy(self.spec.url, self.spec.api_key))
-            self.agent = self._agent(proxy)
+        with open_agent(self.spec, self.run_dir) as agent:
+            self.agent = agent
             n = max(1, min(self.spec.workers, len(todo) or 1))
             with ThreadPoolExecutor(max_workers=n, thread_name_prefix="grader") as graders:
                 workers = [threading.Thread(target=self._work, args=(todo, summary, graders), daemon=True)

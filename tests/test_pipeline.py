@@ -67,7 +67,8 @@ def materialize(assets, res, instance, key, cell="base.s1"):
 def test_definitions_load_with_every_piece():
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert keys == {"task_suites", "agent_runs", "gradings", "results", "aggregates", "boards"}
+    assert keys == {"task_suites", "agent_runs", "gradings", "results", "aggregates", "boards", "kernel_tasks",
+                    "kernel_gradings"}
     assert defs.resolve_job_def("benchmark").partitions_def is not None
     assert defs.resolve_sensor_def("new_model_release_sensor")
 
@@ -213,3 +214,36 @@ def test_kbench_run_and_the_assets_write_the_same_rows(tmp_path, suite_dir, serv
     assert ResultsStore(cli_db).query(sql) == ResultsStore(res["results_db"].path).query(sql)
     assert main(["sql", "SELECT task, outcome FROM scored ORDER BY task", "--db", str(cli_db)]) == 0
     assert "counterrors  pass" in capsys.readouterr().out
+
+
+KERNEL = '''import torch
+
+
+def kernel(x, out):
+    # a running sum: the task forbids the library reductions (sum, norm, dot, ...)
+    out.copy_(torch.sqrt(torch.cumsum(x.double() ** 2, 0)[-1]).float())
+'''
+
+
+def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
+    """The agent (a replayed script) writes an L2-norm kernel into every kernel task; the grader scores it."""
+    from assets.kernels import kernel_gradings, kernel_tasks
+
+    script = tmp_path / "replay.jsonl"
+    script.write_text(json.dumps({"tool_calls": [{"name": "write", "arguments": {"path": "kernel.py", "content": KERNEL}}]})
+                      + "\n" + json.dumps({"content": "kernel written"}) + "\n")
+    with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
+        res = resources(tmp_path, suite_dir, srv)
+        res["agent"] = AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"),
+                                     kernel_tasks="global_l2norm,rmsnorm_bf16")
+        instance = dg.DagsterInstance.ephemeral()
+        key = model_key("scripted-replay")
+        instance.add_dynamic_partitions("model", [key])
+        ResultsStore(res["results_db"].path).remember_model(key, "scripted-replay", "scripted")
+        out = dg.materialize([kernel_tasks, kernel_gradings], selection=[kernel_gradings], resources=res,
+                             instance=instance, partition_key=dg.MultiPartitionKey({"model": key, "cell": "base.s1"}))
+    assert out.success
+    _, rows = ResultsStore(res["results_db"].path).query(
+        "SELECT task, status, score > 0, device_kind FROM kernel_gradings ORDER BY task")
+    assert rows[0][:2] == ("global_l2norm", "ok") and rows[0][2] is True and rows[0][3] == "cpu"
+    assert rows[1][0] == "rmsnorm_bf16" and rows[1][1] in ("incorrect", "runtime_error") and rows[1][2] is False
