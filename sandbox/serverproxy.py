@@ -149,20 +149,28 @@ class ServerProxy:
                     h.wfile.flush()
             except (http.client.IncompleteRead, http.client.HTTPException, ConnectionError) as exc:
                 problem = f"the connection broke during the reply: {type(exc).__name__}"
+            # The verdict is noted before the last chunk goes out: once the agent has the whole reply (and may
+            # exit at once), the session's record is already complete.
+            self._verdict(token, watch, resp.status, problem)
+            watch = None
             h.wfile.write(b"0\r\n\r\n")
         except OSError:
-            pass  # the agent hung up; what it received is judged below all the same
+            pass  # the agent hung up
         finally:
             conn.close()
             h.close_connection = True
-        if watch is not None:
-            if resp.status >= 500:
-                problem = f"HTTP {resp.status} from the server"
-            elif resp.status >= 400:
-                problem = None  # the server refused the request: the agent sees and reports it
-            else:
-                problem = problem or watch.verdict()
-            self._note(token, problem)
+            self._verdict(token, watch, resp.status, problem)
+
+    def _verdict(self, token: str, watch: _Watch | None, status: int, problem: str | None) -> None:
+        if watch is None:  # not a chat reply, or already judged
+            return
+        if status >= 500:
+            problem = f"HTTP {status} from the server"
+        elif status >= 400:
+            problem = None  # the server refused the request: the agent sees and reports it
+        else:
+            problem = problem or watch.verdict()
+        self._note(token, problem)
 
     def __enter__(self) -> ServerProxy:
         self.thread.start()
