@@ -64,10 +64,10 @@ def generate(store: ResultsStore, rows: int) -> int:
                                              test_duration_s, suite_fingerprint, regraded, graded_at)
                        SELECT partition_key, run_id, model, condition, task, seed, outcome, '', 0.1, 'fp', false,
                               TIMESTAMP '2026-11-01' FROM attempts""")
-        con.execute(f"""INSERT INTO manifests SELECT DISTINCT run_id, model, agent, server_url, 'fp', '2026-11-01',
-                            '{{"kbench": "0.1.0"}}',
+        con.execute("""INSERT INTO manifests SELECT DISTINCT run_id, model, agent, server_url, 'fp', '2026-11-01',
+                            '{"kbench": "0.1.0"}',
                             CASE WHEN hash(model) % 2 = 0 THEN '["NVIDIA H200, 143771 MiB, 570.86"]' ELSE '[]' END,
-                            '{{}}', '{{}}' FROM attempts""")
+                            '{}', '{}' FROM attempts""")
         return con.execute("SELECT count(*) FROM attempts").fetchone()[0]
 
 

@@ -5,7 +5,6 @@ model x cell). Plain: the `kbench run` command in a subprocess (process start in
 Both against one scripted oracle server, builtin agent.
 """
 
-import shutil
 import subprocess
 import sys
 import tempfile

@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (TaskFileError, ValueError, duckdb.Error) as exc:
+    except (TaskFileError, ValueError, RuntimeError, duckdb.Error) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -160,6 +160,7 @@ class Runner:
         self.requeues: dict[str, int] = {}
         self._t0: dict[str, float] = {}
         self._grading: list = []
+        self._errors: list[str] = []
 
     def run(self) -> dict:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -181,7 +182,12 @@ class Runner:
                 for w in workers:
                     w.join()
             for fut in self._grading:
-                fut.result()  # a grading that raised is a harness bug: surface it, never drop it silently
+                try:
+                    fut.result()
+                except Exception as exc:
+                    self._errors.append(f"grading: {type(exc).__name__}: {exc}")
+        if self._errors:  # surfaced, never dropped: those attempts have no result.json and the next run redoes them
+            raise RuntimeError(f"{len(self._errors)} attempts failed inside the harness: " + "; ".join(self._errors[:5]))
         return summary
 
     def _dest(self, a: Attempt) -> Path:
@@ -193,7 +199,12 @@ class Runner:
                 if not todo:
                     return
                 a = todo.popleft()
-            outcome = self.agent_phase(a)
+            try:
+                outcome = self.agent_phase(a)
+            except Exception as exc:  # a harness bug: the attempt keeps no result, so a rerun redoes it
+                with self._lock:
+                    self._errors.append(f"{a.key}: {type(exc).__name__}: {exc}")
+                continue
             if outcome is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
                 with self._lock:
                     todo.append(a)

@@ -196,7 +196,3 @@ class PiAgent:
             stats.infra_error = f"pi exited {res.returncode} before any reply: {res.tail[-400:]}"
         events.write({"type": "pi_exit", "returncode": res.returncode, "timed_out": res.timed_out})
         return stats
-
-
-def which_node() -> str | None:
-    return shutil.which("node")
