@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from gpu.models import KernelTask
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
+from task_defs.loader import load_toml_model
 
 TASKS_DIR = Path(__file__).parent / "tasks"
 PRIVATE_DIR = Path(__file__).parent / "private"  # the grader's copies of the references; never given to an agent
@@ -36,17 +34,7 @@ def private_reference(task_id: str, private_root: Path | None = None) -> Path:
 def load_kernel_task(folder: Path, private_root: Path | None = None) -> KernelTask:
     folder = Path(folder)
     toml_path = folder / "task.toml"
-    if not toml_path.is_file():
-        raise TaskFileError(toml_path, None, "missing task.toml")
-    try:
-        data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise TaskFileError(toml_path, None, f"not valid TOML: {exc}") from None
-    try:
-        task = KernelTask.model_validate(data)
-    except ValidationError as exc:
-        field, msg = _field_of(exc.errors()[0])
-        raise TaskFileError(toml_path, field, msg) from None
+    task = load_toml_model(toml_path, KernelTask, _field_of)
     if task.id != folder.name:
         raise TaskFileError(toml_path, "id", f"must equal the folder name {folder.name!r}, got {task.id!r}")
     task._folder = folder

@@ -6,11 +6,15 @@ import hashlib
 import tomllib
 from pathlib import Path
 
-from pydantic import ValidationError
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
 from task_defs.models import Suite, Task
+
+M = TypeVar("M", bound=BaseModel)
 
 SUITES_DIR = Path(__file__).parent / "suites"
 HARNESS = Path(__file__).parent / "harness" / "kbtest.py"
@@ -41,20 +45,28 @@ def _field_of(err: dict) -> str:
     return ".".join(str(x) for x in err["loc"]) or "(task)"
 
 
-def load_task(folder: Path) -> Task:
-    folder = Path(folder)
-    toml_path = folder / "task.toml"
+def load_toml_model(toml_path: Path, model: type[M], field_of=None) -> M:
+    """A task.toml read into a pydantic model; any problem names the file and the field.
+
+    `field_of(error) -> (field, message)` lets a model name the field of a check that spans several fields."""
     if not toml_path.is_file():
-        raise TaskFileError(toml_path, None, "missing task.toml")
+        raise TaskFileError(toml_path, None, f"missing {toml_path.name}")
     try:
         data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskFileError(toml_path, None, f"not valid TOML: {exc}") from None
     try:
-        task = Task.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise TaskFileError(toml_path, _field_of(first), first["msg"]) from None
+        field, msg = field_of(first) if field_of else (_field_of(first), first["msg"])
+        raise TaskFileError(toml_path, field, msg) from None
+
+
+def load_task(folder: Path) -> Task:
+    folder = Path(folder)
+    toml_path = folder / "task.toml"
+    task = load_toml_model(toml_path, Task)
     task._folder = folder
     _check_files(task, toml_path)
     return task
