@@ -14,6 +14,7 @@ import json
 import math
 import multiprocessing as mp
 import multiprocessing.connection as mpc
+import multiprocessing.util as mpu
 import os
 import secrets
 import shutil
@@ -33,6 +34,7 @@ from gpu import checks, device as devmod, timing
 from gpu.loader import get_task, private_reference
 from gpu.models import KernelTask
 from gpu.rand import Rand
+from sandbox.isolation import IsolationConfig, bwrap_argv, bwrap_path
 
 STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
             "skipped_no_gpu")
@@ -48,12 +50,17 @@ class GradeConfig:
     samples_jitter: int
     set_budget_bytes: int  # memory for the rotating input sets of one shape
     eager_samples: int
+    # The submission's process inside bubblewrap (sandbox.isolation): its own pid namespace, the system and the
+    # Python runtime read-only, only its build folder writable, as uid 65534 when we are root. Off on CUDA until a
+    # GPU run has shown CUDA IPC across the namespace works; on a CPU it is on wherever bwrap is installed.
+    sandboxed: bool = False
 
     @classmethod
     def for_device(cls, kind: str) -> GradeConfig:
         if kind == "cuda":
             return cls(seeds=3, warmup=10, samples=60, samples_jitter=20, set_budget_bytes=4 * 2**30, eager_samples=20)
-        return cls(seeds=2, warmup=2, samples=6, samples_jitter=2, set_budget_bytes=64 * 2**20, eager_samples=4)
+        return cls(seeds=2, warmup=2, samples=6, samples_jitter=2, set_budget_bytes=64 * 2**20, eager_samples=4,
+                   sandboxed=bwrap_path() is not None)
 
 
 WORKER_MODULES = ("__init__.py", "worker.py", "timing.py")
@@ -71,7 +78,8 @@ class _Child:
     """The submission's process: `python -m gpu.worker` in a new session (its own process group), in the build
     folder, with its own environment; it connects back over a Unix socket with a per-grading key."""
 
-    def __init__(self, cfg: dict, env: dict[str, str | None], cwd: Path, connect_timeout: float):
+    def __init__(self, cfg: dict, env: dict[str, str | None], cwd: Path, connect_timeout: float,
+                 sandboxed: bool = False):
         # the grader's own process key: shared-memory tensors are handed over by a helper that checks it
         key = bytes(mp.current_process().authkey)
         sock = Path(tempfile.mkdtemp(prefix="kgrade-sock-")) / "s"
@@ -86,8 +94,10 @@ class _Child:
         for name in WORKER_MODULES:
             shutil.copy(Path(__file__).parent / name, rt / name)
         full_env["PYTHONPATH"] = str(rt.parent)
-        self.proc = subprocess.Popen([sys.executable, "-m", "gpu.worker"], cwd=cwd, env=full_env,
-                                     stdin=subprocess.PIPE, start_new_session=True)
+        cmd = [sys.executable, "-m", "gpu.worker"]
+        if sandboxed:
+            cmd, full_env = self._sandbox(cmd, full_env, cwd, sock)
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdin=subprocess.PIPE, start_new_session=True)
         self.proc.stdin.write(json.dumps({"address": str(sock), "key": key.hex(), **cfg}).encode() + b"\n")
         self.proc.stdin.close()
         self.listener._listener._socket.settimeout(connect_timeout)  # accept() must not wait forever
@@ -96,6 +106,25 @@ class _Child:
         except (OSError, mp.AuthenticationError) as exc:
             self.close()
             raise _Died(f"the submission's process never connected ({exc})") from None
+
+    def _sandbox(self, cmd: list[str], env: dict, build: Path, sock: Path) -> tuple[list[str], dict]:
+        """The worker under bwrap: only the build folder is writable; the socket folder (with the copied worker
+        modules), this process's multiprocessing folder (tensors travel as file descriptors through a socket
+        there) and the Python runtime (venv and its base install) are read-only; nothing else of the host. It
+        keeps our uid, without capabilities, since it must connect to our own sockets."""
+        cfg = IsolationConfig(mode="bwrap", drop_uid=False)
+        home, tmp = self._sockdir / "home", self._sockdir / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        runtime = sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()})
+        shared = Path(mpu.get_temp_dir())
+        keep = {k: v for k, v in env.items() if k in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "TORCH_EXTENSIONS_DIR",
+                                                      "TRITON_CACHE_DIR", "TRITON_HOME", "CUDA_CACHE_PATH",
+                                                      "TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")}
+        keep.update(PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", HOME="/home/kbench",
+                    LANG="C.UTF-8")
+        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *runtime], env=keep)
+        return argv, {"PATH": "/usr/bin:/bin"}
 
     def recv(self, timeout: float):
         if not self.conn.poll(max(timeout, 0.01)):
@@ -335,7 +364,7 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
     deadline = time.monotonic() + task.timeouts.total_s
     public, hidden = task.shapes.for_device(dev)
     shapes = [("public", s) for s in public] + [("hidden", s) for s in hidden]
-    child = _Child(child_cfg, env, build, task.timeouts.compile_s)
+    child = _Child(child_cfg, env, build, task.timeouts.compile_s, sandboxed=cfg.sandboxed)
     try:
         def left(limit: float) -> float:
             remaining = deadline - time.monotonic()

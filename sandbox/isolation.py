@@ -29,6 +29,7 @@ class IsolationConfig:
     mode: Literal["auto", "bwrap", "none"] = "auto"
     # As root, sandboxed processes drop to this uid so RLIMIT_NPROC (which root ignores) applies.
     run_as_uid: int = NOBODY
+    drop_uid: bool = True  # False keeps root (without capabilities) inside bwrap: for peers sharing root-owned sockets
     extra_ro_binds: tuple[str, ...] = field(default_factory=tuple)  # e.g. a node_modules folder for pi
 
     def resolve(self) -> Isolation:
@@ -42,7 +43,7 @@ class IsolationConfig:
 
     @property
     def drops_uid(self) -> bool:
-        return os.geteuid() == 0 and self.resolve() == "bwrap"
+        return self.drop_uid and os.geteuid() == 0 and self.resolve() == "bwrap"
 
 
 def _system_binds() -> list[str]:

@@ -113,8 +113,11 @@ def test_every_cheat_ends_incorrect_or_rejected():
 
 def test_edited_private_reference_is_caught_and_restored(graded):
     r = graded[("fixture", "edit_reference")]
-    assert r["status"] == "cheat_rejected"
-    assert "private reference was modified" in r["reason"]
+    if r["config"]["sandboxed"]:  # inside bwrap the private reference is not even visible: the edit never lands
+        assert r["status"] in ("incorrect", "cheat_rejected")
+    else:
+        assert r["status"] == "cheat_rejected"
+        assert "private reference was modified" in r["reason"]
     assert graded["_private_target"].read_bytes() == (PRIVATE_DIR / "softmax_fp32" / "reference.py").read_bytes()
 
 
