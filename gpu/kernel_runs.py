@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gpu.grader import grade
 from gpu.loader import agent_files, render_prompt
 from gpu.models import KernelTask
 from sandbox.agents.record import EventLog
+from sandbox.isolation import IsolationConfig
 from sandbox.records import write_json_atomic
 from sandbox.runs import RunSpec, open_agent
 from sandbox.workdirs import check_outside_repo, default_work_root, fresh_dir
@@ -26,6 +28,14 @@ class KernelRunSpec:
     run: RunSpec  # model, url, agent, one condition, one seed, limits, isolation, runs_root, work_root
     tasks: list[KernelTask]
     device: str | None = None  # None: CUDA when present, else the CPU path
+
+
+def with_python_runtime(cfg: IsolationConfig) -> IsolationConfig:
+    """The agent's sandbox plus this Python runtime (torch, triton) read-only and first on PATH, so the agent can
+    run its kernel against reference.py before it is graded. The repository stays invisible."""
+    runtime = tuple(sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())}))
+    return replace(cfg, extra_ro_binds=cfg.extra_ro_binds + runtime,
+                   path_prefix=(str(Path(sys.executable).parent),) + cfg.path_prefix)
 
 
 def kernel_record_dir(runs_root: Path, run_id: str, cond: str, task: str, seed: int) -> Path:
@@ -54,7 +64,8 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
             events = EventLog(partial / "events.jsonl")
             started = time.strftime("%Y-%m-%dT%H:%M:%S")
             limits = run.limits.with_(timeout_s=run.timeout_s)
-            stats = agent.run(render_prompt(task), workdir, cond, run.isolation, limits, events, run_dir / "watchdog.log")
+            stats = agent.run(render_prompt(task), workdir, cond, with_python_runtime(run.isolation), limits, events,
+                              run_dir / "watchdog.log")
             kernel = workdir / task.stub
             if stats.infra_error:
                 graded = {"status": "infra", "reason": stats.infra_error, "score": None, "unit": task.unit, "device": {}}

@@ -30,7 +30,8 @@ class IsolationConfig:
     # As root, sandboxed processes drop to this uid so RLIMIT_NPROC (which root ignores) applies.
     run_as_uid: int = NOBODY
     drop_uid: bool = True  # False keeps root (without capabilities) inside bwrap: for peers sharing root-owned sockets
-    extra_ro_binds: tuple[str, ...] = field(default_factory=tuple)  # e.g. a node_modules folder for pi
+    extra_ro_binds: tuple[str, ...] = field(default_factory=tuple)  # read-only at the same path, e.g. a Python runtime
+    path_prefix: tuple[str, ...] = field(default_factory=tuple)  # folders put before the system PATH in the session
 
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":

@@ -106,7 +106,7 @@ def run_session(
     home, tmp = scratch / "home", scratch / "tmp"
     home.mkdir()
     tmp.mkdir()
-    full_env = {"PATH": SYSTEM_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb"}
+    full_env = {"PATH": ":".join([*cfg.path_prefix, SYSTEM_PATH]), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb"}
     if isolation == "bwrap":
         full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
     else:

@@ -230,8 +230,11 @@ def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
     from assets.kernels import kernel_gradings, kernel_tasks
 
     script = tmp_path / "replay.jsonl"
-    script.write_text(json.dumps({"tool_calls": [{"name": "write", "arguments": {"path": "kernel.py", "content": KERNEL}}]})
-                      + "\n" + json.dumps({"content": "kernel written"}) + "\n")
+    check = "python -c 'import torch, reference; print(\"torch\", torch.__version__)'"  # the agent can try its kernel
+    script.write_text("\n".join(json.dumps(line) for line in [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": check}}]},
+        {"tool_calls": [{"name": "write", "arguments": {"path": "kernel.py", "content": KERNEL}}]},
+        {"content": "kernel written"}]) + "\n")
     with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
         res = resources(tmp_path, suite_dir, srv)
         res["agent"] = AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"),
@@ -247,3 +250,6 @@ def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
         "SELECT task, status, score > 0, device_kind FROM kernel_gradings ORDER BY task")
     assert rows[0][:2] == ("global_l2norm", "ok") and rows[0][2] is True and rows[0][3] == "cpu"
     assert rows[1][0] == "rmsnorm_bf16" and rows[1][1] in ("incorrect", "runtime_error") and rows[1][2] is False
+    events = (tmp_path / "runs" / "dg-builtin-scripted-replay" / "kernels" / "base" / "global_l2norm" / "s1" /
+              "events.jsonl").read_text()
+    assert "torch 2.13" in events
