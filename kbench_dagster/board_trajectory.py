@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sandbox.agents.record import read_events
+
 MAX_FILE_CHARS = 20_000
 MAX_FILES = 50
 
@@ -45,40 +47,30 @@ def _pi_turns(ev: dict, session: int) -> list[dict]:
 def conversation(events_path: Path) -> list[dict]:
     """Turns in order: prompt, assistant (text, reasoning), tool_call (name, args), tool_result (text, is_error),
     error and note."""
-    path = Path(events_path)
-    if not path.exists():
-        return []
     turns: list[dict] = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(ev, dict):
-                continue
-            kind, session = ev.get("type"), ev.get("session", 0)
-            if kind == "prompt":
-                turns.append({"kind": "prompt", "session": session, "text": ev.get("text", "")})
-            elif kind == "assistant":
-                turns.append({"kind": "assistant", "session": session, "text": ev.get("content") or "",
-                              "reasoning": ev.get("reasoning"), "stop": ev.get("finish_reason")})
-            elif kind == "tool_call":
-                turns.append({"kind": "tool_call", "session": session, "name": ev.get("name"),
-                              "args": ev.get("args"), "form": ev.get("form")})
-            elif kind == "tool_result":
-                turns.append({"kind": "tool_result", "session": session, "name": ev.get("name"),
-                              "text": ev.get("output", ""), "is_error": bool(ev.get("is_error"))})
-            elif kind == "pi":
-                turns += _pi_turns(ev.get("event") or {}, session)
-            elif kind in ("tool_format_error", "error", "server_faults"):
-                turns.append({"kind": "error", "session": session,
-                              "text": f"{kind}: {ev.get('message') or json.dumps(ev.get('faults', ev))[:500]}"})
-            elif kind in ("timeout", "requeue", "pi_exit", "pi_output"):
-                detail = ev.get("message") or ev.get("reason") or ev.get("text") or (
-                    f"pi exited {ev.get('returncode')}" + (" (timed out)" if ev.get("timed_out") else "")
-                    if kind == "pi_exit" else "")
-                turns.append({"kind": "note", "session": session, "text": f"{kind}: {detail}"})
+    for ev in read_events(events_path):
+        kind, session = ev.get("type"), ev.get("session", 0)
+        if kind == "prompt":
+            turns.append({"kind": "prompt", "session": session, "text": ev.get("text", "")})
+        elif kind == "assistant":
+            turns.append({"kind": "assistant", "session": session, "text": ev.get("content") or "",
+                          "reasoning": ev.get("reasoning"), "stop": ev.get("finish_reason")})
+        elif kind == "tool_call":
+            turns.append({"kind": "tool_call", "session": session, "name": ev.get("name"),
+                          "args": ev.get("args"), "form": ev.get("form")})
+        elif kind == "tool_result":
+            turns.append({"kind": "tool_result", "session": session, "name": ev.get("name"),
+                          "text": ev.get("output", ""), "is_error": bool(ev.get("is_error"))})
+        elif kind == "pi":
+            turns += _pi_turns(ev.get("event") or {}, session)
+        elif kind in ("tool_format_error", "error", "server_faults"):
+            turns.append({"kind": "error", "session": session,
+                          "text": f"{kind}: {ev.get('message') or json.dumps(ev.get('faults', ev))[:500]}"})
+        elif kind in ("timeout", "requeue", "pi_exit", "pi_output"):
+            detail = ev.get("message") or ev.get("reason") or ev.get("text") or (
+                f"pi exited {ev.get('returncode')}" + (" (timed out)" if ev.get("timed_out") else "")
+                if kind == "pi_exit" else "")
+            turns.append({"kind": "note", "session": session, "text": f"{kind}: {detail}"})
     return turns
 
 

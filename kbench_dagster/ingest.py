@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
+from sandbox.agents.record import read_events
 
 
 def cell_of(condition: str, seed: int) -> str:
@@ -20,21 +21,14 @@ def write_key(run_id: str, cell: str) -> str:
 
 def _events_summary(path: Path) -> dict:
     kinds: Counter = Counter()
-    size = 0
-    if path.exists():
-        size = path.stat().st_size
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                try:
-                    ev = json.loads(line)
-                except ValueError:
-                    continue
-                kind = ev.get("type")
-                if kind == "pi":  # pi's own stream: count by its event types
-                    inner = ev.get("event", {})
-                    kind = {"message_end": "reply" if inner.get("message", {}).get("role") == "assistant" else None,
-                            "tool_execution_start": "tool_call", "tool_execution_end": "tool_result"}.get(inner.get("type"))
-                kinds[kind] += 1
+    size = path.stat().st_size if path.exists() else 0
+    for ev in read_events(path):
+        kind = ev.get("type")
+        if kind == "pi":  # pi's own stream: count by its event types
+            inner = ev.get("event", {})
+            kind = {"message_end": "reply" if inner.get("message", {}).get("role") == "assistant" else None,
+                    "tool_execution_start": "tool_call", "tool_execution_end": "tool_result"}.get(inner.get("type"))
+        kinds[kind] += 1
     return {"events": sum(kinds.values()), "prompts": kinds["prompt"], "replies": kinds["assistant"] + kinds["reply"],
             "tool_calls": kinds["tool_call"], "tool_results": kinds["tool_result"],
             "errors": kinds["error"] + kinds["tool_format_error"], "bytes": size}

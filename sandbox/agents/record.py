@@ -56,3 +56,18 @@ class EventLog:
         line = json.dumps({"t": round(time.time(), 3), "session": self.session, **event}, ensure_ascii=False)
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
+
+
+def read_events(path: Path):
+    """The events of an events.jsonl, in order; lines that are not JSON objects are skipped."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                yield ev
