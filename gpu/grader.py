@@ -34,7 +34,7 @@ from gpu import checks, device as devmod, timing
 from gpu.loader import get_task, private_reference
 from gpu.models import KernelTask
 from gpu.rand import Rand
-from sandbox.isolation import IsolationConfig, bwrap_argv, bwrap_path
+from sandbox.isolation import IsolationConfig, bwrap_argv, bwrap_path, python_runtime_dirs
 
 STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
             "skipped_no_gpu")
@@ -116,14 +116,13 @@ class _Child:
         home, tmp = self._sockdir / "home", self._sockdir / "tmp"
         home.mkdir()
         tmp.mkdir()
-        runtime = sorted({Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()})
         shared = Path(mpu.get_temp_dir())
         keep = {k: v for k, v in env.items() if k in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "TORCH_EXTENSIONS_DIR",
                                                       "TRITON_CACHE_DIR", "TRITON_HOME", "CUDA_CACHE_PATH",
                                                       "TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")}
         keep.update(PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", HOME="/home/kbench",
                     LANG="C.UTF-8")
-        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *runtime], env=keep)
+        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *python_runtime_dirs()], env=keep)
         return argv, {"PATH": "/usr/bin:/bin"}
 
     def recv(self, timeout: float):

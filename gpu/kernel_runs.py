@@ -17,7 +17,7 @@ from gpu.grader import grade
 from gpu.loader import agent_files, render_prompt
 from gpu.models import KernelTask
 from sandbox.agents.record import EventLog
-from sandbox.isolation import IsolationConfig
+from sandbox.isolation import IsolationConfig, python_runtime_dirs
 from sandbox.records import write_json_atomic
 from sandbox.runs import RunSpec, open_agent
 from sandbox.workdirs import check_outside_repo, default_work_root, fresh_dir
@@ -33,8 +33,7 @@ class KernelRunSpec:
 def with_python_runtime(cfg: IsolationConfig) -> IsolationConfig:
     """The agent's sandbox plus this Python runtime (torch, triton) read-only and first on PATH, so the agent can
     run its kernel against reference.py before it is graded. The repository stays invisible."""
-    runtime = tuple(sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())}))
-    return replace(cfg, extra_ro_binds=cfg.extra_ro_binds + runtime,
+    return replace(cfg, extra_ro_binds=cfg.extra_ro_binds + tuple(python_runtime_dirs()),
                    path_prefix=(str(Path(sys.executable).parent),) + cfg.path_prefix)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -13,6 +14,11 @@ Isolation = Literal["bwrap", "none"]
 NOBODY = 65534
 INSIDE_HOME = "/home/kbench"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def python_runtime_dirs() -> list[str]:
+    """This interpreter's folders (the venv and the install it is based on), to bind read-only into a sandbox."""
+    return sorted({str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())})
 
 
 def bwrap_path() -> str | None:

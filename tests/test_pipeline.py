@@ -21,6 +21,7 @@ from kbench_dagster.resources import (AgentSettings, ModelEndpoints, ResultsDB, 
                                       SuiteSource)
 from kbench_dagster.sensors import new_model_release_sensor
 from kbench_dagster.store import ResultsStore
+from kbench_dagster.views import PASS_AT_1
 from sandbox.scripted import ScriptedServer
 from task_defs.loader import suite_root
 
@@ -101,8 +102,7 @@ def test_a_partition_lands_in_duckdb_and_a_rerun_replaces(tmp_path, suite_dir, s
     assert out.asset_materializations_for_node("aggregates")[0].metadata["groups"].value == 1
     board = Path(out.asset_materializations_for_node("boards")[0].metadata["index"].value)
     assert board.is_file() and "scripted-oracle" in board.read_text()
-    _, scored = store.query("SELECT model, condition, runs, pass_at_1 FROM (" + __import__(
-        "kbench_dagster.views", fromlist=["PASS_AT_1"]).PASS_AT_1 + ")")
+    _, scored = store.query(f"SELECT model, condition, runs, pass_at_1 FROM ({PASS_AT_1})")
     assert scored == [("scripted-oracle", "base", 2, 1.0)]
 
 
