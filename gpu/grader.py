@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -66,6 +67,38 @@ class GradeConfig:
 WORKER_MODULES = ("__init__.py", "worker.py", "timing.py")
 
 
+# multiprocessing.util.get_temp_dir() is not thread-safe: two gradings starting at once could each create a
+# folder, and a worker sandbox bound to the losing one cannot reach the tensor sharer's socket in the winner.
+_MP_DIR_LOCK = threading.Lock()
+STDERR_TAIL = 4000
+
+
+def _mp_temp_dir() -> Path:
+    with _MP_DIR_LOCK:
+        return Path(mpu.get_temp_dir())
+
+
+class _StderrTail:
+    """Drains the submission's stderr in a thread and keeps only its end, for the reason of a crash: a chatty
+    or hostile submission can neither fill a disk nor block on a full pipe."""
+
+    def __init__(self, pipe) -> None:
+        self._pipe, self._buf, self._lock = pipe, bytearray(), threading.Lock()
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        for chunk in iter(lambda: self._pipe.read1(65536), b""):
+            with self._lock:
+                self._buf += chunk
+                del self._buf[:-STDERR_TAIL]
+
+    def text(self, wait: float = 1.0) -> str:
+        self._thread.join(wait)
+        with self._lock:
+            return self._buf.decode("utf-8", "replace")
+
+
 class _Timeout(Exception):
     pass
 
@@ -97,15 +130,20 @@ class _Child:
         cmd = [sys.executable, "-m", "gpu.worker"]
         if sandboxed:
             cmd, full_env = self._sandbox(cmd, full_env, cwd, sock)
-        self.proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdin=subprocess.PIPE, start_new_session=True)
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=full_env, stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        self.stderr = _StderrTail(self.proc.stderr)
         self.proc.stdin.write(json.dumps({"address": str(sock), "key": key.hex(), **cfg}).encode() + b"\n")
         self.proc.stdin.close()
         self.listener._listener._socket.settimeout(connect_timeout)  # accept() must not wait forever
         try:
             self.conn = self.listener.accept()
         except (OSError, mp.AuthenticationError) as exc:
+            self._wait(1)
+            tail = self.stderr.text().strip()[-1500:]
             self.close()
-            raise _Died(f"the submission's process never connected ({exc})") from None
+            why = f"the submission's process never connected ({exc})"
+            raise _Died(f"{why}; its stderr:\n{tail}" if tail else why) from None
 
     def _sandbox(self, cmd: list[str], env: dict, build: Path, sock: Path) -> tuple[list[str], dict]:
         """The worker under bwrap: only the build folder is writable; the socket folder (with the copied worker
@@ -116,7 +154,7 @@ class _Child:
         home, tmp = self._sockdir / "home", self._sockdir / "tmp"
         home.mkdir()
         tmp.mkdir()
-        shared = Path(mpu.get_temp_dir())
+        shared = _mp_temp_dir()
         keep = {k: v for k, v in env.items() if k in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "TORCH_EXTENSIONS_DIR",
                                                       "TRITON_CACHE_DIR", "TRITON_HOME", "CUDA_CACHE_PATH",
                                                       "TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")}
@@ -155,13 +193,16 @@ class _Child:
     def _death(self) -> str:
         code = self.proc.poll()
         if code is None:
-            return "the submission's process stopped answering"
-        if code < 0:
+            what = "the submission's process stopped answering"
+        elif code < 0:
             try:
-                return f"the submission's process was killed by {signal.Signals(-code).name}"
+                what = f"the submission's process was killed by {signal.Signals(-code).name}"
             except ValueError:
-                return f"the submission's process died (signal {-code})"
-        return f"the submission's process exited with code {code}"
+                what = f"the submission's process died (signal {-code})"
+        else:
+            what = f"the submission's process exited with code {code}"
+        tail = self.stderr.text().strip()
+        return f"{what}; the end of its stderr:\n{tail[-1500:]}" if tail else what
 
     def close(self, graceful: bool = False) -> None:
         """Kill the submission's process group. On a GPU it first gets a moment to exit on its own, so the CUDA

@@ -230,3 +230,16 @@ def test_bench_script_without_a_gpu_says_so_and_exits_zero():
     p = subprocess.run([sys.executable, str(REPO / "bench" / "gpu" / "run.py")], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0 and "no CUDA device" in p.stdout
+
+
+def test_a_crash_reason_carries_the_end_of_the_submissions_stderr(tmp_path):
+    """The author of a kernel that dies sees why: its last words on stderr are in the reason."""
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text("import os, sys\n\n"
+                      "def kernel(x, out):\n"
+                      "    sys.stderr.write('kbench-last-words: shape unsupported\\n')\n"
+                      "    sys.stderr.flush()\n"
+                      "    os._exit(3)\n")
+    r = grade(kernel, get_task("softmax_fp32"))
+    assert r["status"] == "runtime_error" and r["score"] == 0.0
+    assert "exited with code 3" in r["reason"] and "kbench-last-words: shape unsupported" in r["reason"]
