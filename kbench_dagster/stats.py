@@ -25,7 +25,14 @@ from collections import defaultdict
 from typing import Iterable
 
 import numpy as np
-from scipy import stats as sps
+
+
+def _sps():
+    """scipy.stats, imported on first use: it costs half a second, and most `kbench` commands never need it."""
+    from scipy import stats
+
+    return stats
+
 
 SCORED = ("pass", "wrong", "crash", "timeout", "nofile")
 OUTCOMES = ("pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra")
@@ -268,19 +275,19 @@ def mcnemar(b: int, c: int) -> dict:
     if n == 0:
         return {"b": b, "c": c, "p_exact": 1.0, "p_mid": 1.0}
     k = min(b, c)
-    cdf = float(sps.binom.cdf(k, n, 0.5))
-    pmf = float(sps.binom.pmf(k, n, 0.5))
+    cdf = float(_sps().binom.cdf(k, n, 0.5))
+    pmf = float(_sps().binom.pmf(k, n, 0.5))
     return {"b": b, "c": c, "p_exact": min(1.0, 2 * cdf), "p_mid": min(1.0, 2 * cdf - pmf)}
 
 
 @functools.lru_cache(maxsize=64)
 def _z(q: float) -> float:
-    return float(sps.norm.ppf(q))
+    return float(_sps().norm.ppf(q))
 
 
 @functools.lru_cache(maxsize=1024)
 def _t975(df: int) -> float:
-    return float(sps.t.ppf(0.975, df))
+    return float(_sps().t.ppf(0.975, df))
 
 
 def min_detectable_gap(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float | None:
@@ -319,7 +326,7 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
     sd = float(diffs.std(ddof=1)) if n > 1 else float("nan")
     if n > 1 and sd > 0:
         se = sd / math.sqrt(n)
-        p_t = float(2 * sps.t.sf(abs(mean / se), n - 1))  # the paired t over tasks (one-sample t on the diffs)
+        p_t = float(2 * _sps().t.sf(abs(mean / se), n - 1))  # the paired t over tasks (one-sample t on the diffs)
         half = _t975(n - 1) * se
         ci_t = (mean - half, mean + half)
     else:  # every task moved by the same amount (or one task): no spread to test against
