@@ -17,6 +17,7 @@ import json
 import math
 import re
 import shutil
+import signal
 from collections import defaultdict
 from pathlib import Path
 
@@ -525,10 +526,28 @@ def _plain(agg: dict) -> dict:
 
 
 def serve(out_dir: Path, port: int = 8000) -> None:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out_dir))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as httpd:
-        print(f"serving {out_dir} at http://127.0.0.1:{port}/ (Ctrl-C stops)")
+    """Serve the written board on 127.0.0.1 until Ctrl-C or SIGTERM."""
+    handler = functools.partial(_QuietHandler, directory=str(out_dir))
+    try:
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        raise ValueError(f"cannot serve the board on 127.0.0.1:{port} ({exc.strerror}): "
+                         "pick another port with --port") from None
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    with httpd:
+        print(f"serving {out_dir} at http://127.0.0.1:{httpd.server_address[1]}/ (Ctrl-C stops)", flush=True)
         try:
             httpd.serve_forever()
         except KeyboardInterrupt:
             pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass  # a line per request on stderr drowns the one line that matters: where the board is

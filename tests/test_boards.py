@@ -265,3 +265,43 @@ def test_board_command_writes_the_site(built, tmp_path, capsys):
     assert report.main(["board", "--db", str(store.path), "--out", str(tmp_path / "site")]) == 0
     assert f"board written: {tmp_path / 'site' / 'index.html'}" in capsys.readouterr().out
     assert report.main(["board", "--db", str(tmp_path / "missing.duckdb"), "--out", str(tmp_path / "x")]) == 2
+
+
+def test_kbench_board_serve_shows_the_sql_numbers_on_localhost_and_stops_on_sigterm(built, tmp_path):
+    """`kbench board --serve`: the board is served on 127.0.0.1 only, its leaderboard is the SQL's, a model page
+    linked from it loads, a taken port is a clear error, and SIGTERM ends it cleanly."""
+    import signal
+    import socket
+    import sys
+    import urllib.request
+
+    import psutil
+
+    store, _ = built
+    cmd = [sys.executable, "-m", "kbench_dagster.cli", "board", "--db", str(store.path), "--out", str(tmp_path / "site"),
+           "--serve", "--port", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(2)]
+        assert lines[0].startswith("board written:"), lines
+        m = re.search(r"serving .* at http://127\.0\.0\.1:(\d+)/", lines[1])
+        assert m, lines
+        port = int(m.group(1))
+        base = f"http://127.0.0.1:{port}/"
+        board = parse(urllib.request.urlopen(base + "index.html", timeout=30).read().decode())
+        check_numbers(board, truth(store))
+        oracle = next(v for k, v in board.rows.items() if k.startswith("scripted-oracle"))
+        page = urllib.request.urlopen(base + urldefrag(oracle["pass1"][2]).url, timeout=30).read().decode()
+        assert "runs: oracle" in page
+        others = {a.address for addrs in psutil.net_if_addrs().values() for a in addrs
+                  if a.family == socket.AF_INET and not a.address.startswith("127.")}
+        for iface in others:
+            with pytest.raises(OSError):  # not reachable on the machine's other interfaces
+                socket.create_connection((iface, port), timeout=2).close()
+        taken = subprocess.run(cmd[:-1] + [str(port)], capture_output=True, text=True, timeout=120)
+        assert taken.returncode == 2 and f"127.0.0.1:{port}" in taken.stderr and "--port" in taken.stderr
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        proc.kill()
+        proc.wait()
