@@ -46,7 +46,7 @@ def kernel_gradings(context: dg.AssetExecutionContext, endpoints: ModelEndpoints
     run = RunSpec(run_id=run_id_for(agent.agent, model_key), model=model_id, conds=select_conditions(cond), tasks=[],
                   url=endpoint.url, seed_list=[seed], timeout_s=agent.timeout_s, agent=agent.agent,
                   tool_format=agent.tool_format, runs_root=Path(agent.runs_root), work_root=sandbox.work_path(),
-                  api_key=endpoint.api_key, isolation=sandbox.isolation_config())
+                  api_key=endpoint.api_key, isolation=sandbox.isolation_config(), server_slots=endpoint.slots)
     wanted = {t.strip() for t in agent.kernel_tasks.split(",") if t.strip()}
     tasks = [t for t in load_kernel_suite() if not wanted or t.id in wanted]
     results = run_kernel_tasks(KernelRunSpec(run, tasks))

@@ -53,7 +53,7 @@ def agent_runs(context: dg.AssetExecutionContext, suite_source: SuiteSource, end
                    tasks=select(suite, agent.tasks or None), url=endpoint.url, seed_list=[seed],
                    workers=min(agent.workers, endpoint.slots), timeout_s=agent.timeout_s, agent=agent.agent,
                    tool_format=agent.tool_format, runs_root=Path(agent.runs_root), work_root=sandbox.work_path(),
-                   api_key=endpoint.api_key, isolation=sandbox.isolation_config())
+                   api_key=endpoint.api_key, isolation=sandbox.isolation_config(), server_slots=endpoint.slots)
     done = []
     summary = Runner(spec, suite, on_result=done.append).run()
     rows = collect_rows(Path(agent.runs_root) / spec.run_id, cond, seed)

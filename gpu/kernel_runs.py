@@ -19,7 +19,7 @@ from gpu.models import KernelTask
 from sandbox.agents.record import EventLog
 from sandbox.isolation import IsolationConfig, python_runtime_dirs
 from sandbox.records import write_json_atomic
-from sandbox.runs import RunSpec, open_agent
+from sandbox.runs import RunSpec, open_agent, server_slots_of, session_slot
 from sandbox.workdirs import check_outside_repo, default_work_root, fresh_dir
 
 
@@ -48,6 +48,7 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
     run_dir = Path(run.runs_root) / run.run_id
     work_root = check_outside_repo((run.work_root or default_work_root()) / run.run_id / "kernels")
     out = []
+    slots = server_slots_of(run)
     with open_agent(run, run_dir) as agent:
         for task in spec.tasks:
             dest = kernel_record_dir(run.runs_root, run.run_id, cond.name, task.id, seed)
@@ -63,8 +64,9 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
             events = EventLog(partial / "events.jsonl")
             started = time.strftime("%Y-%m-%dT%H:%M:%S")
             limits = run.limits.with_(timeout_s=run.timeout_s)
-            stats = agent.run(render_prompt(task), workdir, cond, with_python_runtime(run.isolation), limits, events,
-                              run_dir / "watchdog.log")
+            with session_slot(slots, events):
+                stats = agent.run(render_prompt(task), workdir, cond, with_python_runtime(run.isolation), limits,
+                                  events, run_dir / "watchdog.log")
             kernel = workdir / task.stub
             if stats.infra_error:
                 graded = {"status": "infra", "reason": stats.infra_error, "score": None, "unit": task.unit, "device": {}}

@@ -71,6 +71,9 @@ def conversation(events_path: Path) -> list[dict]:
                 f"pi exited {ev.get('returncode')}" + (" (timed out)" if ev.get("timed_out") else "")
                 if kind == "pi_exit" else "")
             turns.append({"kind": "note", "session": session, "text": f"{kind}: {detail}"})
+        elif kind == "slot_wait":
+            turns.append({"kind": "note", "session": session,
+                          "text": f"waited {ev.get('seconds')} s for a server slot before this session"})
     return turns
 
 

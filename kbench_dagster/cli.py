@@ -124,6 +124,7 @@ def cmd_run(args) -> int:
         workers=args.workers, timeout_s=args.timeout, agent=args.agent, tool_format=args.tool_format,
         runs_root=Path(args.runs), work_root=Path(args.work) if args.work else None, pi_path=args.pi,
         keep_work=args.keep_work, api_key=os.environ.get("KBENCH_API_KEY"), isolation=cfg,
+        server_slots=args.server_slots,
         limits=AGENT_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs),
     )
     total = len(tasks) * len(conds) * args.seeds
@@ -234,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tasks", help=tasks_help)
     s.add_argument("--seeds", type=int, default=1)
     s.add_argument("--workers", type=int, default=1, help="agents at once (the server needs as many slots)")
+    s.add_argument("--server-slots", type=int, metavar="N",
+                   help="sessions at once against this server, counted across every kbench run and Dagster run on "
+                        "this machine (default: what the server reports at /props, e.g. llama.cpp's --parallel; "
+                        "0: no limit beyond --workers)")
     s.add_argument("--timeout", type=float, default=600, help="seconds per agent session (default 600)")
     s.add_argument("--thinking", choices=["off", "medium"])
     s.add_argument("--max-tokens", type=int)

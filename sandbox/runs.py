@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from sandbox.agents.builtin import BuiltinAgent
@@ -27,7 +27,8 @@ from sandbox.serverproxy import ServerProxy
 from sandbox.limits import AGENT_LIMITS, Limits
 from sandbox.records import (attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim,
                              write_json_atomic)
-from sandbox.server_probe import describe_server, wait_for_server
+from sandbox.server_probe import describe_server, reported_slots, wait_for_server
+from sandbox.slots import ServerSlots
 from sandbox.validation import PrepareError, prepare_workdir
 from sandbox.workdirs import check_outside_repo, default_work_root
 from task_defs.models import Suite, Task
@@ -60,6 +61,10 @@ class RunSpec:
     limits: Limits = AGENT_LIMITS
     isolation: IsolationConfig = field(default_factory=IsolationConfig)
     server_wait_s: float = 120.0
+    # Sessions at once against this server across every run on the machine (sandbox/slots.py). None: what the
+    # server reports (llama.cpp's /props total_slots), else no limit beyond `workers`; 0: no limit.
+    server_slots: int | None = None
+    slots_root: Path | None = None
 
     def settings(self) -> dict:
         """Every setting, for the manifest: no key."""
@@ -67,7 +72,8 @@ class RunSpec:
             "run_id": self.run_id, "model": self.model, "url": self.url, "agent": self.agent,
             "tool_format": self.tool_format if self.agent == "builtin" else None,
             "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
-            "seeds": self.seed_list or self.seeds, "workers": self.workers, "timeout_s": self.timeout_s,
+            "seeds": self.seed_list or self.seeds, "workers": self.workers, "server_slots": self.server_slots,
+            "timeout_s": self.timeout_s,
             "keep_work": self.keep_work, "api_key_set": bool(self.api_key),
             "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
             "sandbox_uid": self.isolation.run_as_uid if self.isolation.drops_uid else None,
@@ -133,6 +139,26 @@ def write_manifest(spec: RunSpec, suite: Suite, run_dir: Path, pi: str | None) -
     return manifest
 
 
+def server_slots_of(spec: RunSpec) -> ServerSlots | None:
+    """The cross-run limit on sessions at once for the spec's server, if there is one."""
+    n = spec.server_slots
+    if n is None:
+        n = reported_slots(spec.url, spec.api_key) or 0
+    return ServerSlots(spec.url, n, spec.slots_root) if n else None
+
+
+@contextlib.contextmanager
+def session_slot(slots: ServerSlots | None, events: EventLog):
+    """Hold one of the server's slots for an agent session; a long wait is written to the session's events."""
+    if slots is None:
+        yield
+        return
+    with slots.lease() as (slot, waited):
+        if waited >= 1.0:
+            events.write({"type": "slot_wait", "slot": slot, "seconds": round(waited, 2)})
+        yield
+
+
 @contextlib.contextmanager
 def open_agent(spec: RunSpec, run_dir: Path):
     """The agent a run uses, with what it needs while it lives (pi: the proxy to the server, its config)."""
@@ -167,6 +193,8 @@ class Runner:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir.chmod(0o755)
         pi = pi_version(node_modules_of(self.spec.pi_path)) if self.spec.agent == "pi" else None
+        self.slots = server_slots_of(self.spec)
+        self.spec = replace(self.spec, server_slots=self.slots.slots if self.slots else 0)  # the manifest's record
         write_manifest(self.spec, self.suite, self.run_dir, pi)
         attempts = plan(self.spec)
         todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
@@ -290,7 +318,8 @@ class Runner:
             if not wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s):
                 return total, f"server at {self.spec.url} did not answer /health or /v1/models"
             events.session = i
-            stats = self.agent.run(prompt, workdir, a.cond, self.spec.isolation, limits, events, self.log_path)
+            with session_slot(self.slots, events):
+                stats = self.agent.run(prompt, workdir, a.cond, self.spec.isolation, limits, events, self.log_path)
             total.add(stats)
             if stats.infra_error:
                 return total, stats.infra_error

@@ -48,3 +48,13 @@ def describe_server(url: str, api_key: str | None = None) -> dict:
         except (urllib.error.URLError, OSError, ValueError) as exc:
             out[name] = {"error": str(exc)[:300]}
     return out
+
+
+def reported_slots(url: str, api_key: str | None = None) -> int | None:
+    """How many requests the server says it takes at once (llama.cpp: /props total_slots), or None."""
+    try:
+        props = fetch_json(_root(url) + "/props", api_key, timeout=3.0)
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    n = props.get("total_slots") if isinstance(props, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None

@@ -1,9 +1,9 @@
 """The scripted model server: a deterministic OpenAI-compatible chat server on 127.0.0.1, standard library only.
 
-Routes: POST /v1/chat/completions (streaming or not), GET /v1/models, GET /health (each also without the /v1
-prefix). The persona (personas.py) decides each reply from the request's messages alone; this module speaks the
-wire format: JSON replies, server-sent events, usage counts, max_tokens, latency, slots and chaos's failures.
-Never imports dagster.
+Routes: POST /v1/chat/completions (streaming or not), GET /v1/models, GET /health, and GET /props with
+total_slots when slots are set, as llama.cpp reports them (each also without the /v1 prefix). The persona
+(personas.py) decides each reply from the request's messages alone; this module speaks the wire format: JSON
+replies, server-sent events, usage counts, max_tokens, latency, slots and chaos's failures. Never imports dagster.
 """
 
 from __future__ import annotations
@@ -146,6 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
         route = self._route()
         if route == "/health":
             self.send_json(200, {"status": "ok"})
+        elif route == "/props" and self.server.app.slots:
+            self.send_json(200, {"total_slots": self.server.app.slots, "model_alias": self.server.app.model_id})
         elif route == "/models":
             app = self.server.app
             self.send_json(200, {"object": "list", "data": [
@@ -216,6 +218,7 @@ class ScriptedServer:
         self._slots = threading.BoundedSemaphore(slots) if slots else None
         self._count_lock = threading.Lock()
         self._chat_requests = 0
+        self._in_flight = self._max_in_flight = 0
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -267,6 +270,12 @@ class ScriptedServer:
         """How many chat requests arrived so far (failed and refused ones included)."""
         return self._chat_requests
 
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat requests worked on at once so far (the latency and the persona's reply; not the wait for
+        a slot, nor the writing of the reply, which a client may see end after its next request began)."""
+        return self._max_in_flight
+
     # --- logging ------------------------------------------------------------------------------------------
 
     def _say(self, line: str) -> None:
@@ -277,6 +286,18 @@ class ScriptedServer:
             self._say(f"[scripted {self.persona_name}] {client} {line}")
 
     # --- chat ---------------------------------------------------------------------------------------------
+
+    def _work_on(self, conv: Conversation):
+        with self._count_lock:
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+        try:
+            if self.latency:
+                time.sleep(self.latency)
+            return self.persona.respond(conv)
+        finally:
+            with self._count_lock:
+                self._in_flight -= 1
 
     def _chat(self, h: _Handler, body: bytes) -> None:
         with self._count_lock:
@@ -295,10 +316,8 @@ class ScriptedServer:
         max_tokens = req.get("max_completion_tokens") or req.get("max_tokens")
         max_tokens = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None
         with self._slots or contextlib.nullcontext():
-            if self.latency:
-                time.sleep(self.latency)
             try:
-                result = self.persona.respond(conv)
+                result = self._work_on(conv)
             except Exception as exc:  # a persona bug: say so to the client instead of dropping the connection
                 h.send_json(500, error_body(f"scripted persona {self.persona_name!r} failed: {exc!r}", "server_error"))
                 self._say(f"[scripted {self.persona_name}] #{n} persona error: {exc!r}")

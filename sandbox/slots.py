@@ -1,0 +1,76 @@
+"""At most N agent sessions talk to one model server at once, counted across every process on this machine.
+
+A model server takes a fixed number of requests at once (llama.cpp's slots); more are queued or refused, and a
+queued request spends the agent's time limit waiting. `--workers` bounds one run, a Dagster pool bounds how many
+partitions run; neither sees two runs (two CLI commands, a backfill beside a sensor's runs) aimed at one server.
+Each session therefore holds one of N lock files kept per server URL: `flock` is released by the kernel when the
+holder dies, so a killed or cancelled run can never leave a slot taken."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+POLL_S = 0.05
+
+
+def default_root() -> Path:
+    return Path(os.environ.get("KBENCH_SLOTS_DIR") or Path(tempfile.gettempdir()) / f"kbench-slots-{os.getuid()}")
+
+
+def server_key(url: str) -> str:
+    """One key per server: the URL without scheme case, trailing slash or /v1."""
+    root = url.strip().rstrip("/").removesuffix("/v1").lower()
+    return hashlib.sha256(root.encode()).hexdigest()[:16]
+
+
+class ServerSlots:
+    """`slots` leases for the server at `url`, shared by every process that uses the same folder."""
+
+    def __init__(self, url: str, slots: int, root: Path | None = None):
+        if slots < 1:
+            raise ValueError(f"server slots must be at least 1, got {slots}")
+        self.url, self.slots = url, slots
+        self.folder = (root or default_root()) / server_key(url)
+
+    @contextlib.contextmanager
+    def lease(self) -> Iterator[tuple[int, float]]:
+        """Wait for a free slot and hold it for the block: yields (slot index, seconds waited)."""
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        start = time.monotonic()
+        while True:
+            for i in range(self.slots):
+                fd = os.open(self.folder / f"slot-{i}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                try:
+                    yield i, time.monotonic() - start
+                finally:
+                    os.close(fd)  # closing the only descriptor releases the lock
+                return
+            time.sleep(POLL_S)
+
+    def busy(self) -> int:
+        """How many slots are held right now (for progress lines and tests)."""
+        held = 0
+        for i in range(self.slots):
+            path = self.folder / f"slot-{i}.lock"
+            if not path.exists():
+                continue
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                held += 1
+            finally:
+                os.close(fd)
+        return held

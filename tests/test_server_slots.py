@@ -1,0 +1,121 @@
+"""Sessions at once against one model server, counted across runs: two runs aimed at a two-slot server never
+have more than two requests in flight; a killed holder frees its slot; the server's own /props count is used
+when none is given; and the manifest records the limit that applied."""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+from sandbox.conditions import select_conditions
+from sandbox.runs import RunSpec, Runner
+from sandbox.scripted import ScriptedServer
+from sandbox.server_probe import reported_slots
+from sandbox.slots import ServerSlots
+from task_defs import load_suite
+from task_defs.loader import select
+
+SUITE = load_suite("kbench")
+TASKS = "fizz,clamp,hellosh,wordfreq"
+
+
+def spec_for(srv, tmp_path, run_id, **kw) -> RunSpec:
+    return RunSpec(run_id=run_id, model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, TASKS),
+                   url=srv.url, agent="builtin", runs_root=tmp_path / "runs", work_root=tmp_path / "work",
+                   workers=2, timeout_s=120, slots_root=tmp_path / "slots", **kw)
+
+
+def run_both(specs) -> list[list[dict]]:
+    results = [[] for _ in specs]
+    errors = []
+
+    def go(i, spec):
+        try:
+            Runner(spec, SUITE, on_result=results[i].append).run()
+        except Exception as exc:  # noqa: BLE001 - surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go, args=(i, s)) for i, s in enumerate(specs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not errors, errors
+    return results
+
+
+def test_two_runs_share_the_servers_slots(tmp_path):
+    # The server itself takes any number at once: only our slots can keep the count at two.
+    with ScriptedServer(persona="oracle", port=0, latency=0.15) as srv:
+        results = run_both([spec_for(srv, tmp_path, "a", server_slots=2), spec_for(srv, tmp_path, "b", server_slots=2)])
+        peak = srv.max_in_flight
+    assert [len(r) for r in results] == [4, 4]
+    assert all(r["outcome"] == "pass" for rs in results for r in rs)
+    assert peak == 2, f"{peak} requests were in flight at once against a two-slot server"
+    manifest = json.loads((tmp_path / "runs" / "a" / "manifest.json").read_text())
+    assert manifest["settings"]["server_slots"] == 2
+
+
+def test_without_shared_slots_the_two_runs_overlap(tmp_path):
+    """The control for the test above: the same two runs with no shared limit do exceed two at once."""
+    with ScriptedServer(persona="oracle", port=0, latency=0.15) as srv:
+        run_both([spec_for(srv, tmp_path, "a", server_slots=0), spec_for(srv, tmp_path, "b", server_slots=0)])
+        assert srv.max_in_flight > 2
+
+
+def test_the_servers_reported_slots_are_used_when_none_is_given(tmp_path):
+    with ScriptedServer(persona="oracle", port=0, slots=3) as srv:
+        assert reported_slots(srv.url) == 3
+        Runner(spec_for(srv, tmp_path, "auto"), SUITE).run()
+    manifest = json.loads((tmp_path / "runs" / "auto" / "manifest.json").read_text())
+    assert manifest["settings"]["server_slots"] == 3
+    with ScriptedServer(persona="oracle", port=0) as srv:  # a server that says nothing: no cross-run limit
+        assert reported_slots(srv.url) is None
+        Runner(spec_for(srv, tmp_path, "none"), SUITE).run()
+    assert json.loads((tmp_path / "runs" / "none" / "manifest.json").read_text())["settings"]["server_slots"] == 0
+
+
+HOLDER = """
+import sys, time
+from pathlib import Path
+from sandbox.slots import ServerSlots
+with ServerSlots(sys.argv[1], 1, Path(sys.argv[2])).lease():
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_killed_holder_frees_its_slot(tmp_path):
+    url = "http://127.0.0.1:9/v1"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, url, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        slots = ServerSlots(url, 1, tmp_path)
+        assert slots.busy() == 1
+        got = []
+
+        def take():
+            with slots.lease() as (i, waited):
+                got.append((i, waited))
+
+        t = threading.Thread(target=take)
+        t.start()
+        time.sleep(0.5)
+        assert not got, "the slot was handed out while its holder was alive"
+        holder.kill()
+        t.join(10)
+        assert got and got[0][0] == 0 and got[0][1] >= 0.5
+        assert slots.busy() == 0
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_one_server_one_set_of_slots_whatever_the_spelling(tmp_path):
+    a = ServerSlots("http://127.0.0.1:8093/v1", 1, tmp_path)
+    b = ServerSlots("HTTP://127.0.0.1:8093/", 1, tmp_path)
+    other = ServerSlots("http://127.0.0.1:8094/v1", 1, tmp_path)
+    assert a.folder == b.folder != other.folder
+    with a.lease():
+        assert b.busy() == 1 and other.busy() == 0
