@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from sandbox import local_model as lm
+from sandbox.server_probe import reported_slots
 
 # ---------------------------------------------------------------------------------------------------------
 # Assembly, with fake parts
@@ -258,6 +259,7 @@ def test_health_models_and_context(server):
     _, props = get(server.base_url + "/props")
     assert props["default_generation_settings"]["n_ctx"] >= lm.MIN_AGENT_CTX
     assert props["total_slots"] == 1
+    assert reported_slots(server.url) == 1  # what a run uses as the server's slot count when none is given
     assert props["chat_template_caps"]["supports_tools"] is True
 
 
