@@ -125,7 +125,8 @@ def cmd_run(args) -> int:
         runs_root=Path(args.runs), work_root=Path(args.work) if args.work else None, pi_path=args.pi,
         keep_work=args.keep_work, api_key=os.environ.get("KBENCH_API_KEY"), isolation=cfg,
         server_slots=args.server_slots,
-        limits=AGENT_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs),
+        limits=AGENT_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs,
+                                  disk_bytes=int(args.disk_limit_gb * GB)),
     )
     total = len(tasks) * len(conds) * args.seeds
     print(f"run {spec.run_id}: {len(tasks)} tasks x {len(conds)} conditions x {args.seeds} seeds = {total}, "
@@ -144,7 +145,16 @@ def cmd_run(args) -> int:
     bar = Progress(total - done_before, "run")
     if done_before:
         print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
-    summary = runner.run()
+    try:
+        summary = runner.run()
+    except Exception:
+        # What did finish is on disk; put it in the store too before the error is shown, so `kbench sql` and the
+        # board agree with the records. The same command later finishes the rest.
+        try:
+            ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
+        except Exception as exc:  # noqa: BLE001 - the run's own error is the one to show
+            print(f"warning: the finished results could not be stored in {args.db} ({exc})", file=sys.stderr)
+        raise
     counts = ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
     print(f"ran {summary['ran']}, already done {summary['already_done']}, planned {summary['planned']}; "
           f"records in {Path(args.runs) / spec.run_id}; {counts.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
@@ -253,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
     s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
     s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
+    s.add_argument("--disk-limit-gb", type=float, default=AGENT_LIMITS.disk_bytes / GB,
+                   help="disk watchdog: what one session may hold in its folders (default 2); an attempt starts only "
+                        "with this plus 256 MB free on the work and runs disks")
     s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB (default {DEFAULT_DB} or $KBENCH_DB)")
     s.set_defaults(func=cmd_run)
 

@@ -18,6 +18,8 @@ class Limits:
     nproc_rlimit: int = 6000  # RLIMIT_NPROC backstop for the watchdog
     fsize_bytes: int = 1 * GB  # RLIMIT_FSIZE: the largest file one process may write
     max_output_bytes: int = 1 * MB  # output kept in the log file; the rest is drained and counted
+    disk_bytes: int = 2 * GB  # disk watchdog: the work folder plus the session's HOME and /tmp, together
+    disk_poll_s: float = 1.0
 
     def with_(self, **changes) -> Limits:
         return replace(self, **changes)

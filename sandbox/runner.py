@@ -32,7 +32,7 @@ class SessionResult:
     output_truncated: bool = False  # more than max_output_bytes: the file holds only the head
     tail: str = ""  # the last bytes of the output, kept even when the file was cut
     kills: list[Kill] = field(default_factory=list)
-    session_killed: str | None = None  # why the whole session was killed: procs | timeout
+    session_killed: str | None = None  # why the whole session was killed: procs | disk | timeout
     outside_writes: list[str] = field(default_factory=list)
 
 
@@ -145,7 +145,7 @@ def run_session(
             pass
         wait_gone(finder)
 
-    dog = Watchdog(finder, hard_kill, limits, label, log_path).start()
+    dog = Watchdog(finder, hard_kill, limits, label, log_path, disk_roots=(workdir, scratch)).start()
     if stdin_data is not None:
         try:
             proc.stdin.write(stdin_data)

@@ -8,6 +8,7 @@ redoes exactly the attempts without a result.json.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import shutil
 import threading
@@ -21,6 +22,7 @@ from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, pi_version, write_pi_config
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.conditions import Condition
+from sandbox.diskspace import RESERVE_BYTES, DiskFull, ensure_room, ran_full
 from sandbox.grading import grade, missing_requirements
 from sandbox.isolation import IsolationConfig
 from sandbox.serverproxy import ServerProxy
@@ -65,6 +67,9 @@ class RunSpec:
     # server reports (llama.cpp's /props total_slots), else no limit beyond `workers`; 0: no limit.
     server_slots: int | None = None
     slots_root: Path | None = None
+    # Free space an attempt needs to start, on the work and runs disks; None: the session's disk budget plus a
+    # reserve (sandbox/diskspace.py), so that one session alone cannot fill the disk.
+    min_free_bytes: int | None = None
 
     def settings(self) -> dict:
         """Every setting, for the manifest: no key."""
@@ -174,6 +179,11 @@ def open_agent(spec: RunSpec, run_dir: Path):
         raise ValueError(f"--agent must be pi or builtin, not {spec.agent!r}")
 
 
+def _requeued(dest: Path) -> int:
+    """How often this attempt was put back, in this run and in earlier runs of the same command."""
+    return len(list(dest.with_name(dest.name + ".requeued").glob("attempt*.events.jsonl")))
+
+
 class Runner:
     """Executes one run: a queue of attempts, N workers, requeue on server trouble."""
 
@@ -187,6 +197,7 @@ class Runner:
         self._t0: dict[str, float] = {}
         self._grading: list = []
         self._errors: list[str] = []
+        self._stopping: str | None = None  # why no further attempt may start (the disk is full)
 
     def run(self) -> dict:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -212,11 +223,28 @@ class Runner:
             for fut in self._grading:
                 try:
                     fut.result()
+                except DiskFull as exc:
+                    self._stopping = self._stopping or str(exc)
+                except OSError as exc:
+                    if exc.errno == errno.ENOSPC:
+                        self._stopping = f"no space left while recording a result ({exc})"
+                    else:
+                        self._errors.append(f"grading: {type(exc).__name__}: {exc}")
                 except Exception as exc:
                     self._errors.append(f"grading: {type(exc).__name__}: {exc}")
+        if self._stopping:  # nothing was scored on a full disk: those attempts have no result and are redone
+            also = f"; {len(self._errors)} other harness errors: {'; '.join(self._errors[:3])}" if self._errors else ""
+            raise DiskFull(f"run stopped: {self._stopping}; {len(todo)} attempts not started{also}")
         if self._errors:  # surfaced, never dropped: those attempts have no result.json and the next run redoes them
             raise RuntimeError(f"{len(self._errors)} attempts failed inside the harness: " + "; ".join(self._errors[:5]))
         return summary
+
+    def _places(self) -> dict[str, Path]:
+        return {"work": self.work_dir, "runs": self.run_dir}
+
+    def _room_needed(self) -> int:
+        n = self.spec.min_free_bytes
+        return self.spec.limits.disk_bytes + RESERVE_BYTES if n is None else n
 
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
@@ -224,11 +252,21 @@ class Runner:
     def _work(self, todo: deque, summary: dict, graders: ThreadPoolExecutor) -> None:
         while True:
             with self._lock:
-                if not todo:
+                if not todo or self._stopping:
                     return
                 a = todo.popleft()
             try:
+                ensure_room(self._places(), self._room_needed())
                 outcome = self.agent_phase(a)
+            except (DiskFull, OSError) as exc:
+                if not isinstance(exc, DiskFull) and exc.errno != errno.ENOSPC:
+                    with self._lock:
+                        self._errors.append(f"{a.key}: {type(exc).__name__}: {exc}")
+                    continue
+                with self._lock:  # back in the queue; no further attempt starts on this disk
+                    todo.appendleft(a)
+                    self._stopping = self._stopping or str(exc)
+                return
             except Exception as exc:  # a harness bug: the attempt keeps no result, so a rerun redoes it
                 with self._lock:
                     self._errors.append(f"{a.key}: {type(exc).__name__}: {exc}")
@@ -245,7 +283,12 @@ class Runner:
                 self._report(summary, lambda r: r, outcome)
 
     def _report(self, summary: dict, make, arg) -> None:
-        result = make(arg)
+        try:
+            result = make(arg)
+        except DiskFull as exc:  # stop starting attempts now, not when the run ends
+            with self._lock:
+                self._stopping = self._stopping or str(exc)
+            raise
         with self._lock:
             summary["ran"] += 1
             if self.on_result:
@@ -275,26 +318,31 @@ class Runner:
             (partial / "tests.txt").write_text(f"skipped: {msg}\n")
             return self._finish(dest, partial, {**base, "outcome": "skipped", "detail": msg})
         stats, infra = self._sessions(a, partial, events)
+        infra = infra or ran_full(self._places())  # writes may have failed: whatever the agent did is not its score
         if infra:
             with self._lock:
                 n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
             events.write({"type": "requeue", "attempt": n, "reason": infra})
             if n <= MAX_REQUEUES:
-                # Keep the failed attempt's events as evidence; they move into the record at the end.
+                # Keep the failed attempt's events as evidence (numbered across reruns of the same command); they
+                # move into the record at the end.
                 kept = dest.with_name(dest.name + ".requeued")
                 kept.mkdir(exist_ok=True)
                 if (partial / "events.jsonl").exists():
-                    (partial / "events.jsonl").rename(kept / f"attempt{n}.events.jsonl")
+                    (partial / "events.jsonl").rename(kept / f"attempt{_requeued(dest) + 1}.events.jsonl")
                 shutil.rmtree(partial, ignore_errors=True)
                 return None
             return self._finish(dest, partial, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
-                                                "infra_error": infra, "requeues": n - 1})
+                                                "infra_error": infra, "requeues": _requeued(dest)})
         return Graded(a, dest, partial, base, stats)
 
     def grade_phase(self, job: Graded) -> dict:
         a, partial, stats = job.attempt, job.partial, job.stats
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
         g = grade(a.task, workdir, output_path=partial / "tests.txt", cfg=self.spec.isolation, log_path=self.log_path)
+        full = ran_full(self._places())
+        if full:  # the hidden test's verdict cannot be trusted: no result, so the next run redoes the attempt
+            raise DiskFull(f"{full} (while grading {a.key})")
         left_out = copy_final_files(workdir, partial / "workdir")
         if not self.spec.keep_work:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -302,7 +350,7 @@ class Runner:
                   "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": len([k for k in (g.session.kills if g.session else []) if k.pid]),
-                  "files_left_out": left_out, "requeues": self.requeues.get(a.key, 0)}
+                  "files_left_out": left_out, "requeues": _requeued(job.dest)}
         return self._finish(job.dest, partial, result)
 
     def _sessions(self, a: Attempt, partial: Path, events: EventLog) -> tuple[SessionStats, str | None]:

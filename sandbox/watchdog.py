@@ -1,4 +1,4 @@
-"""The memory and process watchdogs of one session, and the log of every kill."""
+"""The memory, process and disk watchdogs of one session, and the log of every kill."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import psutil
 
+from sandbox.diskspace import used_bytes
 from sandbox.limits import Limits
 from sandbox.procs import kill_all
 
@@ -17,20 +18,22 @@ _LOG_LOCK = threading.Lock()
 
 @dataclass
 class Kill:
-    reason: str  # rss | procs | timeout | sweep
+    reason: str  # rss | procs | disk | timeout | sweep | cleanup
     pid: int
     detail: str
 
 
 @dataclass
 class Watchdog:
-    """Polls a session: kills a process above the RSS limit; kills the whole session above max_procs."""
+    """Polls a session: kills a process above the RSS limit; kills the whole session above max_procs, or when
+    its folders (`disk_roots`: the work folder, its HOME and /tmp) hold more than disk_bytes."""
 
     finder: object  # () -> dict[pid, psutil.Process]
     hard_kill: object  # () -> None: the fast, whole-session kill (process group / pid namespace)
     limits: Limits
     label: str
     log_path: Path | None = None
+    disk_roots: tuple[Path, ...] = ()
     kills: list[Kill] = field(default_factory=list)
     session_killed: str | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -69,6 +72,7 @@ class Watchdog:
 
     def _loop(self) -> None:
         next_mem = time.monotonic() + self.limits.mem_poll_s
+        next_disk = time.monotonic() + self.limits.disk_poll_s
         while not self._stop.wait(self.limits.proc_poll_s):
             procs = self.finder()
             if len(procs) > self.limits.max_procs:
@@ -77,6 +81,16 @@ class Watchdog:
             if time.monotonic() >= next_mem:
                 next_mem = time.monotonic() + self.limits.mem_poll_s
                 self._check_memory(procs)
+            if self.disk_roots and time.monotonic() >= next_disk:
+                next_disk = time.monotonic() + self.limits.disk_poll_s
+                self._check_disk()
+
+    def _check_disk(self) -> None:
+        used = used_bytes(*self.disk_roots)
+        if used > self.limits.disk_bytes:
+            mib = 1024 * 1024
+            self.kill_session("disk", f"its folders hold {used // mib}MiB > disk limit "
+                                      f"{self.limits.disk_bytes // mib}MiB")
 
     def _check_memory(self, procs: dict[int, psutil.Process]) -> None:
         for pid, p in procs.items():

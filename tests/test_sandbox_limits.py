@@ -125,3 +125,18 @@ def test_writes_outside_the_work_folder_are_counted_and_contained(work):
 def test_a_clean_command_gets_no_kills(work):
     res, _ = session(work, "true")
     assert res.returncode == 0 and res.kills == []
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_filling_the_disk_past_the_sessions_budget_kills_the_session(work, isolation):
+    """Many small files (no single one near the file-size limit), in the work folder and in the private /tmp:
+    together over the disk budget, so the whole session is stopped and the kill is logged."""
+    cmd = ("for i in $(seq 1 40); do head -c 4M /dev/zero > part$i.bin; head -c 4M /dev/zero > /tmp/t$i.bin; "
+           "sleep 0.05; done; sleep 30")
+    res, wd = session(work, cmd, cfg=IsolationConfig(mode=isolation),
+                      limits=AGENT_LIMITS.with_(timeout_s=60, disk_bytes=64 * MB, disk_poll_s=0.2))
+    assert res.session_killed == "disk" and not res.timed_out
+    assert res.duration_s < 20
+    written = sum(p.stat().st_size for p in wd.glob("part*.bin"))
+    assert 16 * MB < written < 96 * MB  # stopped soon after the budget, counting its /tmp as well
+    assert "reason=disk" in (work / "watchdog.log").read_text()

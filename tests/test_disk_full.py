@@ -1,0 +1,108 @@
+"""A full disk never becomes a model's score and never loses a result: a run without room starts nothing and says
+what to do; a disk that fills during an attempt makes it an infra failure (requeued, its evidence kept) and stops
+the run; the same command, once there is room, finishes every attempt exactly once. The small disks are tmpfs
+mounts (root only; skipped where mounting is not allowed)."""
+
+import json
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kbench_dagster.cli import main
+from sandbox.conditions import select_conditions
+from sandbox.diskspace import FLOOR_BYTES, DiskFull, free_bytes
+from sandbox.limits import AGENT_LIMITS, MB
+from sandbox.runs import RunSpec, Runner
+from sandbox.scripted import ScriptedServer
+from task_defs import load_suite
+from task_defs.loader import select
+
+SUITE = load_suite("kbench")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mounts = []
+
+    def make(size_mb: int) -> Path:
+        where = tmp_path / f"disk-{uuid.uuid4().hex[:6]}"
+        where.mkdir()
+        res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0755", "tmpfs", str(where)],
+                             capture_output=True, text=True)
+        if res.returncode != 0:
+            pytest.skip(f"cannot mount a small tmpfs here ({res.stderr.strip()[:120]}): needs root")
+        mounts.append(where)
+        return where
+
+    yield make
+    for m in mounts:
+        subprocess.run(["umount", "-l", str(m)], capture_output=True)
+
+
+def spec_for(srv, work_root: Path, runs_root: Path, **kw) -> RunSpec:
+    return RunSpec(run_id="disk", model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, "fizz,clamp"),
+                   url=srv.url, agent="builtin", runs_root=runs_root, work_root=work_root, workers=1, timeout_s=120,
+                   **kw)
+
+
+def results_of(runs_root: Path) -> dict[str, dict]:
+    return {json.loads(p.read_text())["task"]: json.loads(p.read_text())
+            for p in (runs_root / "disk").glob("*/*/s1/result.json")}
+
+
+def test_a_run_without_room_starts_nothing_and_says_what_to_do(small_disk, tmp_path, capsys):
+    disk = small_disk(48)
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        argv = ["run", "disk", "--model", srv.model_id, "--url", srv.url, "--agent", "builtin", "--conds", "base",
+                "--tasks", "fizz,clamp", "--runs", str(tmp_path / "runs"), "--db", str(tmp_path / "kb.duckdb")]
+        assert main(argv + ["--work", str(disk)]) == 2
+        err = capsys.readouterr().err
+        assert "the disk holding the work folder" in err and "free some space" in err and "2 attempts not started" in err
+        assert srv.chat_requests == 0 and results_of(tmp_path / "runs") == {}
+        # room elsewhere: the same command finishes both
+        assert main(argv + ["--work", str(tmp_path / "work")]) == 0
+    assert {t: r["outcome"] for t, r in results_of(tmp_path / "runs").items()} == {"fizz": "pass", "clamp": "pass"}
+
+
+def test_a_disk_that_fills_during_an_attempt_is_infra_then_the_rerun_finishes(small_disk, tmp_path):
+    disk = small_disk(96)
+    ballast = disk / "ballast.bin"
+    limits = AGENT_LIMITS.with_(disk_bytes=16 * MB)
+
+    def fill_once_the_agent_is_talking(srv):
+        deadline = time.monotonic() + 60
+        while srv.chat_requests == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with open(ballast, "wb") as fh:  # another program fills the disk under the agent's feet
+            try:
+                while True:
+                    fh.write(b"\0" * (1 << 20))
+            except OSError:
+                pass
+
+    with ScriptedServer(persona="oracle", port=0, latency=0.3) as srv:
+        filler = threading.Thread(target=fill_once_the_agent_is_talking, args=(srv,))
+        filler.start()
+        spec = spec_for(srv, disk / "work", tmp_path / "runs", limits=limits, min_free_bytes=48 * MB)
+        with pytest.raises(DiskFull, match="run stopped: the disk holding the work folder"):
+            Runner(spec, SUITE).run()
+        filler.join()
+        assert free_bytes(disk) < FLOOR_BYTES
+        assert results_of(tmp_path / "runs") == {}, "nothing may be scored on a full disk"
+        kept = list((tmp_path / "runs" / "disk").glob("base/*/s1.requeued/attempt1.events.jsonl"))
+        assert len(kept) == 1, "the infra attempt's events are kept as evidence"
+        first = kept[0].parent.parent.name
+        events = [json.loads(line) for line in kept[0].read_text().splitlines()]
+        assert any(e["type"] == "requeue" and "the disk ran full" in e["reason"] for e in events)
+
+        ballast.unlink()
+        done = []
+        Runner(spec, SUITE, on_result=done.append).run()
+    results = results_of(tmp_path / "runs")
+    assert sorted(r["task"] for r in done) == ["clamp", "fizz"]
+    assert {t: r["outcome"] for t, r in results.items()} == {"fizz": "pass", "clamp": "pass"}
+    assert {t: r["requeues"] for t, r in results.items()} == {"fizz": int(first == "fizz"), "clamp": int(first == "clamp")}
