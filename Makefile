@@ -64,6 +64,7 @@ test-real: setup
 bench: setup
 	$(VENV)/bin/python bench/validate_wall.py
 	$(VENV)/bin/python bench/sandbox_overhead.py
+	$(VENV)/bin/python bench/disk_watch.py
 	$(VENV)/bin/python bench/harness_overhead.py
 	$(VENV)/bin/python bench/saturation.py
 
