@@ -17,6 +17,7 @@ from gpu.grader import grade
 from gpu.loader import agent_files, render_prompt
 from gpu.models import KernelTask
 from sandbox.agents.record import EventLog
+from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
 from sandbox.isolation import IsolationConfig, python_runtime_dirs
 from sandbox.records import write_json_atomic
 from sandbox.runs import RunSpec, open_agent, server_slots_of, session_slot
@@ -55,6 +56,10 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
             if (dest / "result.json").exists():
                 out.append(json.loads((dest / "result.json").read_text()))
                 continue
+            # the same rule as agent runs: start only with room; a disk that runs full makes the attempt infra
+            places = {"work": work_root, "runs": run_dir}
+            ensure_room(places, run.limits.disk_bytes + RESERVE_BYTES if run.min_free_bytes is None
+                        else run.min_free_bytes)
             partial = dest.with_name(dest.name + ".partial")
             shutil.rmtree(partial, ignore_errors=True)
             partial.mkdir(parents=True)
@@ -68,8 +73,9 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
                 stats = agent.run(render_prompt(task), workdir, cond, with_python_runtime(run.isolation), limits,
                                   events, run_dir / "watchdog.log")
             kernel = workdir / task.stub
-            if stats.infra_error:
-                graded = {"status": "infra", "reason": stats.infra_error, "score": None, "unit": task.unit, "device": {}}
+            infra = stats.infra_error or ran_full(places)
+            if infra:
+                graded = {"status": "infra", "reason": infra, "score": None, "unit": task.unit, "device": {}}
             else:
                 graded = grade(kernel, task, device=spec.device)
                 if kernel.exists():
@@ -78,7 +84,7 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
             result = {"run_id": run.run_id, "model": run.model, "agent": run.agent, "condition": cond.name,
                       "task": task.id, "seed": seed, "family": task.family, "status": graded["status"],
                       "reason": graded.get("reason", ""), "score": graded.get("score"), "unit": graded.get("unit"),
-                      "device": graded.get("device", {}), "infra_error": stats.infra_error,
+                      "device": graded.get("device", {}), "infra_error": infra,
                       "turns": stats.turns, "tool_calls": stats.tool_calls,
                       "tool_format_errors": stats.tool_format_errors, "duration_s": round(stats.duration_s, 3),
                       "started_at": started, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
