@@ -7,6 +7,7 @@ finishing together both land, one after the other. Partition writes are delete-t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -110,7 +111,10 @@ class ResultsStore:
                     counts[table] = self._insert(con, table, [{**r, "partition_key": partition_key} for r in rows])
                 con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                # DuckDB may already have ended the transaction itself (a failed write on a full disk does):
+                # the error to show is the first one, never "no transaction is active".
+                with contextlib.suppress(duckdb.Error):
+                    con.execute("ROLLBACK")
                 raise
         return counts
 

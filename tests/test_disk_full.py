@@ -106,3 +106,24 @@ def test_a_disk_that_fills_during_an_attempt_is_infra_then_the_rerun_finishes(sm
     assert sorted(r["task"] for r in done) == ["clamp", "fizz"]
     assert {t: r["outcome"] for t, r in results.items()} == {"fizz": "pass", "clamp": "pass"}
     assert {t: r["requeues"] for t, r in results.items()} == {"fizz": int(first == "fizz"), "clamp": int(first == "clamp")}
+
+
+def test_the_store_on_a_full_disk_keeps_its_rows_and_says_why(small_disk):
+    """A partition that does not fit: the write fails with the disk's own error, and the rows it would have
+    replaced are all still there, readable by a new connection."""
+    import duckdb
+
+    from kbench_dagster.store import ResultsStore
+
+    disk = small_disk(6)
+    store = ResultsStore(disk / "kb.duckdb")
+
+    def row(i, detail):
+        return {"run_id": "r", "model": "m", "condition": "base", "task": f"t{i}", "seed": 1, "outcome": "pass",
+                "detail": detail}
+
+    store.replace_partition("r/base.s1", {"attempts": [row(i, "first") for i in range(10)]})
+    with pytest.raises(duckdb.Error, match="No space left on device"):
+        store.replace_partition("r/base.s1", {"attempts": [row(i, "y" * 4000 + str(i)) for i in range(5000)]})
+    with ResultsStore(disk / "kb.duckdb").connect() as con:
+        assert con.execute("SELECT count(*), min(detail), max(detail) FROM attempts").fetchone() == (10, "first", "first")
