@@ -84,7 +84,8 @@ def test_a_disk_that_fills_during_an_attempt_is_infra_then_the_rerun_finishes(sm
             except OSError:
                 pass
 
-    with ScriptedServer(persona="oracle", port=0, latency=0.3) as srv:
+    # the latency keeps the agent's session open well past the moment the disk fills
+    with ScriptedServer(persona="oracle", port=0, latency=0.6) as srv:
         filler = threading.Thread(target=fill_once_the_agent_is_talking, args=(srv,))
         filler.start()
         spec = spec_for(srv, disk / "work", tmp_path / "runs", limits=limits, min_free_bytes=48 * MB)

@@ -132,7 +132,7 @@ def test_filling_the_disk_past_the_sessions_budget_kills_the_session(work, isola
     """Many small files (no single one near the file-size limit), in the work folder and in the private /tmp:
     together over the disk budget, so the whole session is stopped and the kill is logged."""
     cmd = ("for i in $(seq 1 40); do head -c 4M /dev/zero > part$i.bin; head -c 4M /dev/zero > /tmp/t$i.bin; "
-           "sleep 0.05; done; sleep 30")
+           "sleep 0.1; done; sleep 30")
     res, wd = session(work, cmd, cfg=IsolationConfig(mode=isolation),
                       limits=AGENT_LIMITS.with_(timeout_s=60, disk_bytes=64 * MB, disk_poll_s=0.2))
     assert res.session_killed == "disk" and not res.timed_out
