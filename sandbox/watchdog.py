@@ -82,7 +82,7 @@ class Watchdog:
             if time.monotonic() >= next_mem:
                 next_mem = time.monotonic() + self.limits.mem_poll_s
                 self._check_memory(procs)
-            if self.disk_roots and time.monotonic() >= next_disk:
+            if self.disk_roots and not self.session_killed and time.monotonic() >= next_disk:
                 t = time.monotonic()
                 self._check_disk()
                 # a folder of many files costs more to count: poll it less often, so counting stays under 5%
