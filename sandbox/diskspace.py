@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from sandbox.stops import DiskFull
+
+__all__ = ["DiskFull", "FLOOR_BYTES", "RESERVE_BYTES", "ensure_room", "free_bytes", "ran_full", "used_bytes"]
+
 MB = 1024**2
 RESERVE_BYTES = 256 * MB  # on top of a session's budget: records, grading, the hidden test's own files
 FLOOR_BYTES = 32 * MB  # below this the disk counts as full: writes may have failed, so outcomes cannot be trusted
-
-
-class DiskFull(RuntimeError):
-    """Too little free space to start, or to trust, an attempt."""
 
 
 def free_bytes(path: Path) -> int:

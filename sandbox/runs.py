@@ -22,7 +22,8 @@ from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, pi_version, write_pi_config
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.conditions import Condition
-from sandbox.diskspace import RESERVE_BYTES, DiskFull, ensure_room, ran_full
+from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
+from sandbox.stops import DiskFull, RunStopped, ServerDown
 from sandbox.grading import grade, missing_requirements
 from sandbox.isolation import IsolationConfig
 from sandbox.serverproxy import ServerProxy
@@ -70,6 +71,9 @@ class RunSpec:
     # Free space an attempt needs to start, on the work and runs disks; None: the session's disk budget plus a
     # reserve (sandbox/diskspace.py), so that one session alone cannot fill the disk.
     min_free_bytes: int | None = None
+    # The run stops (nothing more is started, finished attempts are kept) once the server has not answered for this
+    # long, instead of waiting server_wait_s for every remaining attempt and recording each as infra.
+    server_down_stop_s: float = 600.0
 
     def settings(self) -> dict:
         """Every setting, for the manifest: no key."""
@@ -197,7 +201,8 @@ class Runner:
         self._t0: dict[str, float] = {}
         self._grading: list = []
         self._errors: list[str] = []
-        self._stopping: str | None = None  # why no further attempt may start (the disk is full)
+        self._stopping: RunStopped | None = None  # why no further attempt may start (full disk, dead server)
+        self._down_since: float | None = None  # when the server was last seen answering, if it stopped since
 
     def run(self) -> dict:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -224,20 +229,30 @@ class Runner:
                 try:
                     fut.result()
                 except DiskFull as exc:
-                    self._stopping = self._stopping or str(exc)
+                    self._stopping = self._stopping or exc
                 except OSError as exc:
                     if exc.errno == errno.ENOSPC:
-                        self._stopping = f"no space left while recording a result ({exc})"
+                        self._stopping = self._stopping or DiskFull(f"no space left while recording a result ({exc})")
                     else:
                         self._errors.append(f"grading: {type(exc).__name__}: {exc}")
                 except Exception as exc:
                     self._errors.append(f"grading: {type(exc).__name__}: {exc}")
-        if self._stopping:  # nothing was scored on a full disk: those attempts have no result and are redone
+        if self._stopping:  # nothing was scored after the stop: those attempts have no result and are redone
             also = f"; {len(self._errors)} other harness errors: {'; '.join(self._errors[:3])}" if self._errors else ""
-            raise DiskFull(f"run stopped: {self._stopping}; {len(todo)} attempts not started{also}")
+            raise type(self._stopping)(f"run stopped: {self._stopping}; {len(todo)} attempts not started{also}")
         if self._errors:  # surfaced, never dropped: those attempts have no result.json and the next run redoes them
             raise RuntimeError(f"{len(self._errors)} attempts failed inside the harness: " + "; ".join(self._errors[:5]))
         return summary
+
+    def _check_server(self) -> None:
+        """Stop the run once the server has not answered for server_down_stop_s: every further attempt would only
+        wait and end as infra, which says nothing about the model and costs hours."""
+        with self._lock:
+            since = self._down_since
+        if since is not None and time.monotonic() - since >= self.spec.server_down_stop_s:
+            raise ServerDown(f"the server at {self.spec.url} has not answered /health or /v1/models for "
+                             f"{time.monotonic() - since:.0f} s: start it (or check --url) and run the same command "
+                             "again; finished attempts are kept")
 
     def _places(self) -> dict[str, Path]:
         return {"work": self.work_dir, "runs": self.run_dir}
@@ -256,16 +271,17 @@ class Runner:
                     return
                 a = todo.popleft()
             try:
+                self._check_server()
                 ensure_room(self._places(), self._room_needed())
                 outcome = self.agent_phase(a)
-            except (DiskFull, OSError) as exc:
-                if not isinstance(exc, DiskFull) and exc.errno != errno.ENOSPC:
+            except (RunStopped, OSError) as exc:
+                if not isinstance(exc, RunStopped) and exc.errno != errno.ENOSPC:
                     with self._lock:
                         self._errors.append(f"{a.key}: {type(exc).__name__}: {exc}")
                     continue
-                with self._lock:  # back in the queue; no further attempt starts on this disk
+                with self._lock:  # back in the queue; no further attempt starts
                     todo.appendleft(a)
-                    self._stopping = self._stopping or str(exc)
+                    self._stopping = self._stopping or (exc if isinstance(exc, RunStopped) else DiskFull(str(exc)))
                 return
             except Exception as exc:  # a harness bug: the attempt keeps no result, so a rerun redoes it
                 with self._lock:
@@ -287,7 +303,7 @@ class Runner:
             result = make(arg)
         except DiskFull as exc:  # stop starting attempts now, not when the run ends
             with self._lock:
-                self._stopping = self._stopping or str(exc)
+                self._stopping = self._stopping or exc
             raise
         with self._lock:
             summary["ran"] += 1
@@ -364,7 +380,12 @@ class Runner:
         limits = self.spec.limits.with_(timeout_s=min(self.spec.timeout_s, a.task.agent_timeout))
         for i, prompt in enumerate(a.task.all_prompts):
             if not wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s):
+                with self._lock:  # it was down for the whole wait, at least
+                    if self._down_since is None:
+                        self._down_since = time.monotonic() - self.spec.server_wait_s
                 return total, f"server at {self.spec.url} did not answer /health or /v1/models"
+            with self._lock:
+                self._down_since = None
             events.session = i
             with session_slot(self.slots, events):
                 stats = self.agent.run(prompt, workdir, a.cond, self.spec.isolation, limits, events, self.log_path)

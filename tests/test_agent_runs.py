@@ -16,6 +16,7 @@ import pytest
 from conftest import REPO, needs_bwrap
 from sandbox.conditions import select_conditions
 from sandbox.runs import RunConflict, RunSpec, Runner
+from sandbox.stops import ServerDown
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
@@ -96,6 +97,28 @@ def test_dead_server_is_an_infra_failure(tmp_path):
     results, _ = run(f"http://127.0.0.1:{port}/v1", "m", "builtin", "fizz", tmp_path, server_wait_s=0.2)
     [r] = results
     assert r["outcome"] == "infra" and "did not answer" in r["infra_error"]
+
+
+def test_a_server_down_for_long_stops_the_run_and_the_same_command_finishes_it(tmp_path):
+    """Down past server_down_stop_s: no further attempt starts (none is recorded as infra for it), the error says
+    what to do; once the server is up, the same run finishes every task once, with its earlier tries counted."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(ServerDown, match=r"run stopped: the server at .* has not answered .* run the same command"):
+        run(url, "scripted-oracle", "builtin", "fizz,clamp,hellosh", tmp_path, server_wait_s=0.2,
+            server_down_stop_s=0.5, workers=1)
+    run_dir = tmp_path / "runs" / "r"
+    assert list(run_dir.glob("*/*/s1/result.json")) == []
+    tried = list(run_dir.glob("base/*/s1.requeued/*.events.jsonl"))
+    assert 1 <= len(tried) < 3 * 5, "stopped long before every attempt used its five requeues"
+    with ScriptedServer(persona="oracle", port=port) as srv:
+        results, _ = run(srv.url, srv.model_id, "builtin", "fizz,clamp,hellosh", tmp_path, server_wait_s=0.2,
+                         server_down_stop_s=0.5)
+    assert sorted(r["task"] for r in results) == ["clamp", "fizz", "hellosh"]
+    assert all(r["outcome"] == "pass" for r in results)
+    assert sum(r["requeues"] for r in results) == len(tried)
 
 
 def _sandbox_uid_processes():
