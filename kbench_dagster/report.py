@@ -20,6 +20,7 @@ from kbench_dagster import stats
 from kbench_dagster.board_trajectory import conversation, conversation_text, final_files, read_text
 from kbench_dagster.stats import OUTCOMES, TIERS, fmt_ci, fmt_pct
 from kbench_dagster.store import DEFAULT_DB
+from sandbox.agents.record import read_events
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "results.schema.json"
 SCHEMA_ID = "kbench-results/1"
@@ -378,6 +379,9 @@ def render_evidence(results: list[dict], task: str) -> str:
             out.append(f"detail: {r['detail']}")
         if r.get("infra_error") or r.get("server_error"):
             out.append(f"server: {r.get('infra_error') or r.get('server_error')}")
+        for tried in sorted((rec / "requeued").glob("attempt*.events.jsonl"), key=lambda p: int(p.name[7:-13] or 0)):
+            why = next((e.get("reason") for e in read_events(tried) if e.get("type") == "requeue"), "unknown")
+            out.append(f"requeued, {tried.name.split('.')[0]}: {why} (its events: {tried})")
         out += ["", "--- conversation", conversation_text(conversation(rec / "events.jsonl")) or "(no events)",
                 "", "--- hidden test output (tests.txt)", tests.rstrip() or "(none)", "", "--- final files"]
         files = final_files(rec / "workdir")

@@ -119,6 +119,12 @@ def test_a_server_down_for_long_stops_the_run_and_the_same_command_finishes_it(t
     assert sorted(r["task"] for r in results) == ["clamp", "fizz", "hellosh"]
     assert all(r["outcome"] == "pass" for r in results)
     assert sum(r["requeues"] for r in results) == len(tried)
+    # the triage view of a task that was put back shows each earlier try and why
+    from kbench_dagster.report import load_results, render_evidence
+
+    task = next(r["task"] for r in results if r["requeues"])
+    evidence = render_evidence(load_results(tmp_path / "runs", "r"), task)
+    assert "requeued, attempt1: server at " in evidence and "did not answer" in evidence
 
 
 def _sandbox_uid_processes():
