@@ -12,7 +12,9 @@ from kbench_dagster.ingest import cell_of, collect_rows, write_key
 from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from sandbox.conditions import select_conditions
+from sandbox.diskspace import ran_full
 from sandbox.grading import grade
+from sandbox.stops import DiskFull
 from sandbox.runs import RunSpec, Runner
 from sandbox.workdirs import fresh_dir
 from task_defs.loader import select
@@ -106,6 +108,9 @@ def _regrade(suite, result: dict, record: Path, sandbox: SandboxSettings) -> dic
     shutil.copytree(record / "workdir", work, dirs_exist_ok=True, symlinks=True)
     out = record / f"tests.regraded.{suite.fingerprint[:12]}.txt"
     g = grade(task, work, output_path=out, cfg=sandbox.isolation_config())
+    full = ran_full({"work": work, "runs": record})
     shutil.rmtree(work, ignore_errors=True)
+    if full:  # the verdict cannot be trusted: fail the partition, keep the gradings it had
+        raise DiskFull(f"{full} (regrading {task.id}); free space and materialize the partition again")
     return {"outcome": g.outcome, "detail": g.detail, "test_duration_s": round(g.duration_s, 3),
             "suite_fingerprint": suite.fingerprint, "regraded": True, "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
