@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from task_defs.models import Task
+from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
 from sandbox.grading import Grade, grade, missing_requirements
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, Limits
@@ -89,6 +91,11 @@ def validate_task(
         reference = grade(task, reference_dir, output_path=base / "reference.tests.txt", cfg=cfg, limits=test_limits)
     except PrepareError as exc:
         return Validation(task.id, "fail", str(exc), duration_s=time.monotonic() - start)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        return Validation(task.id, "fail", f"the disk ran full at {base} ({exc.strerror}): that says nothing about "
+                                           "the task; free space and validate again", duration_s=time.monotonic() - start)
     problems = []
     if untouched.outcome == "pass":
         problems.append("the hidden test passes on the untouched folder")
@@ -96,6 +103,9 @@ def validate_task(
         out = (base / "reference.tests.txt")
         tail = out.read_text(errors="replace")[-600:] if out.exists() else ""
         problems.append(f"the reference solution gets {reference.outcome!r} {reference.detail}\n{tail}")
+    full = ran_full({"work": base}) if problems else None
+    if full:  # a test that could not write is no proof against the task
+        problems = [f"{full}: that says nothing about the task; free space and validate again"]
     if not keep_work and not problems:
         shutil.rmtree(base, ignore_errors=True)
     if problems:
@@ -117,6 +127,7 @@ def validate_tasks(
     """Validate tasks in parallel under a fresh folder in `work_base`; `on_result` sees each as it lands."""
     work_base = Path(work_base)
     work_base.mkdir(parents=True, exist_ok=True)
+    ensure_room({"work": work_base}, RESERVE_BYTES)  # a test that cannot write proves nothing about its task
     root = check_outside_repo(Path(tempfile.mkdtemp(prefix=f"validate-{time.strftime('%Y%m%d-%H%M%S')}-", dir=work_base)))
     os.chmod(root, 0o755)
     results: list[Validation] = []

@@ -128,3 +128,21 @@ def test_the_store_on_a_full_disk_keeps_its_rows_and_says_why(small_disk):
         store.replace_partition("r/base.s1", {"attempts": [row(i, "y" * 4000 + str(i)) for i in range(5000)]})
     with ResultsStore(disk / "kb.duckdb").connect() as con:
         assert con.execute("SELECT count(*), min(detail), max(detail) FROM attempts").fetchone() == (10, "first", "first")
+
+
+def test_validate_on_a_full_disk_blames_the_disk_not_the_task(small_disk, capsys):
+    """Too little room: a clear error before any task runs. A disk that fills while a task is validated: the task
+    is not called broken, the disk is named."""
+    from sandbox.validation import validate_task
+
+    disk = small_disk(40)
+    assert main(["validate", "--tasks", "fizz", "--work", str(disk), "--workers", "1"]) == 2
+    assert "the disk holding the work folder" in capsys.readouterr().err
+    with open(disk / "ballast.bin", "wb") as fh:  # the disk fills up (by someone else) before the task's tests run
+        try:
+            while True:
+                fh.write(b"\0" * (1 << 20))
+        except OSError:
+            pass
+    v = validate_task(SUITE.get("fizz"), disk / "v")
+    assert v.status == "fail" and "the disk ran full" in v.reason and "says nothing about the task" in v.reason
