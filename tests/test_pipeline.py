@@ -182,13 +182,18 @@ sys.exit(0 if out.success else 1)
 """
 
 
-def test_two_partitions_at_once_in_two_processes_both_land(tmp_path, suite_dir, server):
-    res = resources(tmp_path, suite_dir, server)
-    ResultsStore(res["results_db"].path).remember_model("scripted-oracle", "scripted-oracle", "scripted")
-    script = MATERIALIZE_ONE.format(repo=str(REPO), suite=str(suite_dir), url=server.url, runs=str(tmp_path / "runs"),
-                                    work=str(tmp_path / "work"), db=res["results_db"].path)
-    procs = [subprocess.Popen([sys.executable, "-c", script, cell], cwd=REPO) for cell in ("base.s1", "think.s1")]
-    assert [p.wait(timeout=240) for p in procs] == [0, 0]
+def test_two_partitions_at_once_in_two_processes_both_land(tmp_path, suite_dir):
+    """Both land in DuckDB, and the endpoint's one slot (ModelEndpoints' default) holds across the two processes:
+    the server, slow enough for sessions to overlap, never works on two requests at once."""
+    with ScriptedServer(persona="oracle", port=0, latency=0.2) as server:
+        res = resources(tmp_path, suite_dir, server)
+        ResultsStore(res["results_db"].path).remember_model("scripted-oracle", "scripted-oracle", "scripted")
+        script = MATERIALIZE_ONE.format(repo=str(REPO), suite=str(suite_dir), url=server.url,
+                                        runs=str(tmp_path / "runs"), work=str(tmp_path / "work"),
+                                        db=res["results_db"].path)
+        procs = [subprocess.Popen([sys.executable, "-c", script, cell], cwd=REPO) for cell in ("base.s1", "think.s1")]
+        assert [p.wait(timeout=240) for p in procs] == [0, 0]
+        assert server.max_in_flight == 1
     _, rows = ResultsStore(res["results_db"].path).query(
         "SELECT condition, count(*) FROM attempts GROUP BY condition ORDER BY condition")
     assert rows == [("base", 2), ("think", 2)]
