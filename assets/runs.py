@@ -57,13 +57,15 @@ def agent_runs(context: dg.AssetExecutionContext, suite_source: SuiteSource, end
                    tool_format=agent.tool_format, runs_root=Path(agent.runs_root), work_root=sandbox.work_path(),
                    api_key=endpoint.api_key, isolation=sandbox.isolation_config(), server_slots=endpoint.slots)
     done = []
-    summary = Runner(spec, suite, on_result=done.append).run()
+    runner = Runner(spec, suite, on_result=done.append)
+    summary = runner.run()
     rows = collect_rows(Path(agent.runs_root) / spec.run_id, cond, seed)
     counts = store.replace_partition(write_key(spec.run_id, cell_of(cond, seed)),
                                      {k: rows[k] for k in ("attempts", "runs", "events_summary")})
     attempts = rows["attempts"]
     return dg.MaterializeResult(metadata={
         "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": counts.get("attempts", 0),
+        "server_slots": runner.spec.server_slots,
         "ran_now": summary["ran"], "already_recorded": summary["already_done"],
         "passed": sum(a["outcome"] == "pass" for a in attempts),
         "infra_failures": sum(bool(a.get("infra")) for a in attempts),

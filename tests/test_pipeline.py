@@ -97,6 +97,7 @@ def test_a_partition_lands_in_duckdb_and_a_rerun_replaces(tmp_path, suite_dir, s
     assert graded == [(2,)]
     mat = out.asset_materializations_for_node("agent_runs")[0]
     assert mat.metadata["rows"].value == 2 and mat.metadata["already_recorded"].value == 2
+    assert mat.metadata["server_slots"].value == 2  # the endpoint's slots, held per session across runs
     out = dg.materialize([results, aggregates, boards], resources=res, instance=instance)
     assert out.success
     assert out.asset_materializations_for_node("aggregates")[0].metadata["groups"].value == 1
