@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -42,7 +43,7 @@ class ServerSlots:
     @contextlib.contextmanager
     def lease(self) -> Iterator[tuple[int, float]]:
         """Wait for a free slot and hold it for the block: yields (slot index, seconds waited)."""
-        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self._make_folder()
         start = time.monotonic()
         while True:
             for i in range(self.slots):
@@ -58,6 +59,16 @@ class ServerSlots:
                     os.close(fd)  # closing the only descriptor releases the lock
                 return
             time.sleep(POLL_S)
+
+    def _make_folder(self) -> None:
+        # In a shared /tmp another user could have made the folder first (or a link in its place) and so hold
+        # or redirect our slots: use it only when it is a real folder of our own.
+        root = self.folder.parent
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(root)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            raise RuntimeError(f"{root} is not a folder of this user: remove it or set KBENCH_SLOTS_DIR elsewhere")
+        self.folder.mkdir(mode=0o700, exist_ok=True)
 
     def busy(self) -> int:
         """How many slots are held right now (for progress lines and tests)."""

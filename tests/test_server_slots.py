@@ -8,6 +8,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from sandbox.conditions import select_conditions
 from sandbox.runs import RunSpec, Runner
 from sandbox.scripted import ScriptedServer
@@ -119,3 +121,14 @@ def test_one_server_one_set_of_slots_whatever_the_spelling(tmp_path):
     assert a.folder == b.folder != other.folder
     with a.lease():
         assert b.busy() == 1 and other.busy() == 0
+
+
+def test_a_slots_folder_that_is_not_ours_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "root").symlink_to(elsewhere)
+    slots = ServerSlots("http://127.0.0.1:8093/v1", 1, tmp_path / "root")
+    with pytest.raises(RuntimeError, match="not a folder of this user.*KBENCH_SLOTS_DIR"):
+        with slots.lease():
+            pass
+    assert list(elsewhere.iterdir()) == []
