@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -19,7 +20,7 @@ from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
-from sandbox.runs import RunSpec, Runner, plan
+from sandbox.runs import RunSpec, Runner, plan, server_slots_of
 from sandbox.validation import validate_tasks
 from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite
@@ -128,9 +129,13 @@ def cmd_run(args) -> int:
         limits=AGENT_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs,
                                   disk_bytes=int(args.disk_limit_gb * GB)),
     )
+    slots = server_slots_of(spec)  # asked once here, so the header can say it and the run uses the same answer
+    spec = replace(spec, server_slots=slots.slots if slots else 0)
     total = len(tasks) * len(conds) * args.seeds
+    shared = (f"{slots.slots} server slots shared with every run against this URL" if slots else
+              "server slots not limited (the server reports none; --server-slots N sets them)")
     print(f"run {spec.run_id}: {len(tasks)} tasks x {len(conds)} conditions x {args.seeds} seeds = {total}, "
-          f"agent {args.agent}, model {args.model} at {args.url}, {args.workers} workers", file=sys.stderr)
+          f"agent {args.agent}, model {args.model} at {args.url}, {args.workers} workers, {shared}", file=sys.stderr)
     runner = Runner(spec, suite)
     bar = None
 
