@@ -17,7 +17,7 @@ from gpu.grader import grade
 from gpu.loader import agent_files, render_prompt
 from gpu.models import KernelTask
 from sandbox.agents.record import EventLog
-from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
+from sandbox.diskspace import ensure_room, ran_full
 from sandbox.isolation import IsolationConfig, python_runtime_dirs
 from sandbox.records import write_json_atomic
 from sandbox.runs import RunSpec, open_agent, server_slots_of, session_slot
@@ -58,8 +58,7 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
                 continue
             # the same rule as agent runs: start only with room; a disk that runs full makes the attempt infra
             places = {"work": work_root, "runs": run_dir}
-            ensure_room(places, run.limits.disk_bytes + RESERVE_BYTES if run.min_free_bytes is None
-                        else run.min_free_bytes)
+            ensure_room(places, run.room_needed())
             partial = dest.with_name(dest.name + ".partial")
             shutil.rmtree(partial, ignore_errors=True)
             partial.mkdir(parents=True)

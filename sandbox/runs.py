@@ -75,6 +75,10 @@ class RunSpec:
     # long, instead of waiting server_wait_s for every remaining attempt and recording each as infra.
     server_down_stop_s: float = 600.0
 
+    def room_needed(self) -> int:
+        """Free bytes an attempt needs to start (min_free_bytes, or the session's disk budget plus the reserve)."""
+        return self.limits.disk_bytes + RESERVE_BYTES if self.min_free_bytes is None else self.min_free_bytes
+
     def settings(self) -> dict:
         """Every setting, for the manifest: no key."""
         return {
@@ -257,10 +261,6 @@ class Runner:
     def _places(self) -> dict[str, Path]:
         return {"work": self.work_dir, "runs": self.run_dir}
 
-    def _room_needed(self) -> int:
-        n = self.spec.min_free_bytes
-        return self.spec.limits.disk_bytes + RESERVE_BYTES if n is None else n
-
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
 
@@ -272,7 +272,7 @@ class Runner:
                 a = todo.popleft()
             try:
                 self._check_server()
-                ensure_room(self._places(), self._room_needed())
+                ensure_room(self._places(), self.spec.room_needed())
                 outcome = self.agent_phase(a)
             except (RunStopped, OSError) as exc:
                 if not isinstance(exc, RunStopped) and exc.errno != errno.ENOSPC:
