@@ -55,6 +55,10 @@ class GradeConfig:
     # Python runtime read-only, only its build folder writable, as uid 65534 when we are root. Off on CUDA until a
     # GPU run has shown CUDA IPC across the namespace works; on a CPU it is on wherever bwrap is installed.
     sandboxed: bool = False
+    # How tensors reach the submission's process: "direct" (shared memory on a CPU, CUDA IPC on a GPU), "staged"
+    # (host shared memory; the worker copies to and from its device) or "auto" (direct where a probe tensor makes
+    # the round trip, else staged: some GPU sandboxes refuse CUDA IPC).
+    transport: str = "auto"
 
     @classmethod
     def for_device(cls, kind: str) -> GradeConfig:
@@ -65,6 +69,8 @@ class GradeConfig:
 
 
 WORKER_MODULES = ("__init__.py", "worker.py", "timing.py")
+TRANSPORTS = ("auto", "direct", "staged")
+STAGED_SET_BUDGET = 2**30  # staged input sets live twice (device and host shared memory): keep the host side small
 
 
 # multiprocessing.util.get_temp_dir() is not thread-safe: two gradings starting at once could each create a
@@ -113,6 +119,11 @@ class _Child:
 
     def __init__(self, cfg: dict, env: dict[str, str | None], cwd: Path, connect_timeout: float,
                  sandboxed: bool = False):
+        if cfg.get("transport") not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, not {cfg.get('transport')!r}")
+        if cfg["transport"] == "auto" and cfg["device"] != "cuda":
+            cfg = {**cfg, "transport": "direct"}  # CPU tensors always travel as shared memory
+        self.transport, self.transport_note = cfg["transport"], ""
         # the grader's own process key: shared-memory tensors are handed over by a helper that checks it
         key = bytes(mp.current_process().authkey)
         sock = Path(tempfile.mkdtemp(prefix="kgrade-sock-")) / "s"
@@ -144,6 +155,42 @@ class _Child:
             self.close()
             why = f"the submission's process never connected ({exc})"
             raise _Died(f"{why}; its stderr:\n{tail}" if tail else why) from None
+        if self.transport == "auto":
+            try:
+                self._probe_transport(connect_timeout)
+            except BaseException:
+                self.close()  # before the submission is even imported: the grader's failure, raised as such
+                raise
+
+    def _probe_transport(self, timeout: float) -> None:
+        """Send one device tensor; direct transport only if the worker's write to it comes back."""
+        probe = torch.zeros(4, device="cuda")
+        try:
+            self.conn.send(("probe", probe))
+        except Exception as exc:  # noqa: BLE001 - the IPC handle could not be made here
+            self.transport_note = f"CUDA IPC unavailable here ({type(exc).__name__}: {exc})"[:300]
+            self.conn.send(("probe", None))
+        _, answer = self.recv(timeout)
+        torch.cuda.synchronize()
+        if answer == "ok" and bool((probe == 7).all()):
+            self.transport = "direct"
+        else:
+            self.transport = "staged"
+            self.transport_note = self.transport_note or f"CUDA IPC failed in the submission's process ({answer})"[:300]
+        self.conn.send(("use", self.transport))
+
+    def to_wire(self, args: dict) -> dict:
+        """What travels for `args`: the tensors themselves, or host copies when staged."""
+        if self.transport != "staged":
+            return args
+        return {n: t.cpu() if isinstance(t, torch.Tensor) else t for n, t in args.items()}
+
+    @staticmethod
+    def from_wire(wire: dict, args: dict) -> None:
+        """Bring what the worker wrote into host copies back into the grader's own tensors."""
+        for n, t in args.items():
+            if isinstance(t, torch.Tensor) and wire[n] is not t:
+                t.copy_(wire[n])
 
     def _sandbox(self, cmd: list[str], env: dict, build: Path, sock: Path) -> tuple[list[str], dict]:
         """The worker under bwrap: only the build folder is writable; the socket folder (with the copied worker
@@ -397,7 +444,7 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     child_cfg = {"build": str(build), "file": str(entry_file), "entry": task.entry, "device": dev,
-                 "outputs": list(task.outputs),
+                 "outputs": list(task.outputs), "transport": cfg.transport,
                  "forbidden": [] if role == "reference" else list(task.forbidden_ops)}
     seed_root = secrets.randbits(62)  # secret for the grading; recorded only in the result, after it
     rng = Rand(seed_root, "normal", "cpu")
@@ -405,6 +452,8 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
     public, hidden = task.shapes.for_device(dev)
     shapes = [("public", s) for s in public] + [("hidden", s) for s in hidden]
     child = _Child(child_cfg, env, build, task.timeouts.compile_s, sandboxed=cfg.sandboxed)
+    result["transport"] = child.transport + (f" ({child.transport_note})" if child.transport_note else "")
+    set_budget = cfg.set_budget_bytes if child.transport != "staged" else min(cfg.set_budget_bytes, STAGED_SET_BUDGET)
     try:
         def left(limit: float) -> float:
             remaining = deadline - time.monotonic()
@@ -444,10 +493,12 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
                 for dist in task.distributions:
                     for _ in range(cfg.seeds):
                         case = _Case(task, ref, shape, int(rng.randint(0, 2**62, 1)), dist, dev)
-                        kind, body = child.request("call", case.args, left(task.timeouts.call_s))
+                        wire = child.to_wire(case.args)
+                        kind, body = child.request("call", wire, left(task.timeouts.call_s))
                         v = verdict_of(kind, body, f"{group} shape {shape}, {dist} inputs")
                         if v:
                             return tampered_reference() or v
+                        child.from_wire(wire, case.args)
                         n_cases += 1
                         why = case.check(task)
                         if why:
@@ -465,11 +516,12 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
             for group, shape in shapes:
                 n_calls = cfg.warmup + cfg.samples + secrets.randbelow(cfg.samples_jitter + 1)
                 probe = _Case(task, ref, shape, int(rng.randint(0, 2**62, 1)), task.distributions[0], dev)
-                n_sets = max(2, min(n_calls, cfg.set_budget_bytes // max(probe.nbytes(), 1)))
+                n_sets = max(2, min(n_calls, set_budget // max(probe.nbytes(), 1)))
                 cases = [probe] + [_Case(task, ref, shape, int(rng.randint(0, 2**62, 1)),
                                          task.distributions[i % len(task.distributions)], dev)
                                    for i in range(1, n_sets)]
-                payload = {"sets": [c.args for c in cases], "inits": [c.inits for c in cases], "n_calls": n_calls,
+                wires = [child.to_wire(c.args) for c in cases]
+                payload = {"sets": wires, "inits": [child.to_wire(c.inits) for c in cases], "n_calls": n_calls,
                            "outputs": list(task.outputs), "inplace": list(task.inplace)}
                 w0 = time.monotonic()
                 kind, body = child.request("time", payload, left(task.timeouts.call_s * 4))
@@ -477,6 +529,8 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
                 v = verdict_of(kind, body, f"timing {group} shape {shape}")
                 if v:
                     return tampered_reference() or v
+                for w, c in zip(wires, cases):
+                    child.from_wire(w, c.args)
                 for i, c in enumerate(cases[: min(n_sets, n_calls)]):
                     why = c.check(task)
                     if why:

@@ -1,6 +1,9 @@
 """The submission's own process. The grader (gpu/grader.py) starts one per submission with the spawn method and
 talks to it over a pipe: the grader sends inputs and poisoned outputs (shared memory, or CUDA IPC on a GPU), this
 process runs the kernel on them and answers. It never sees the reference, the expected outputs or the seeds.
+With the "staged" transport (where CUDA IPC does not work, e.g. in some GPU sandboxes) tensors travel as host
+shared memory instead: this process copies them to its device, runs the kernel on its own copies and copies every
+tensor back, inputs included, so the grader still sees changed inputs and unwritten outputs.
 
 Before the submission is imported it records the identity of the functions timing and messaging rely on; any
 change after import or after a call is reported as tampering."""
@@ -78,6 +81,36 @@ def _ptrs(args: dict) -> dict:
             else t for n, t in args.items()}
 
 
+def _stage_in(wire: dict, device: str) -> dict:
+    """This process's own copies of the tensors the grader sent, on the grading device."""
+    return {n: t.to(device, copy=True) if isinstance(t, torch.Tensor) else t for n, t in wire.items()}
+
+
+def _stage_out(wire: dict, local: dict) -> None:
+    """Every tensor back into the grader's shared memory: outputs for the check, inputs to show they are unchanged."""
+    for n, t in wire.items():
+        if isinstance(t, torch.Tensor):
+            t.copy_(local[n])
+
+
+def _agree_transport(conn, cfg: dict) -> str:
+    """'direct' (CUDA IPC on a GPU, shared memory on a CPU) or 'staged'. With 'auto' the grader first sends a small
+    device tensor: if it arrives and our write to it reaches the grader, direct transport works here."""
+    if cfg.get("transport", "direct") != "auto":
+        return cfg.get("transport", "direct")
+    try:
+        _, probe = conn.recv()
+        if probe is None:
+            raise RuntimeError("the grader could not share a device tensor")
+        probe.fill_(7)
+        torch.cuda.synchronize()
+        conn.send(("probe", "ok"))
+    except Exception as exc:  # noqa: BLE001 - any failure here means: use the staged transport
+        conn.send(("probe", f"{type(exc).__name__}: {exc}"[:500]))
+    _, chosen = conn.recv()
+    return chosen
+
+
 def main() -> None:
     """Entry of `python -m gpu.worker`: one JSON line on stdin (address, key, build, file, entry, outputs,
     forbidden, device), then connect back to the grader."""
@@ -97,6 +130,7 @@ def serve(conn, cfg: dict) -> None:
     device = cfg["device"]
     if device == "cuda":
         torch.cuda.init()
+    staged = _agree_transport(conn, cfg) == "staged"
     with OpWatch({"aten::_no_such_op"}):  # first use imports what the mode needs: before the snapshot, not after
         torch.zeros(1).add_(1)
     snap = Snapshot()
@@ -124,7 +158,7 @@ def serve(conn, cfg: dict) -> None:
             return
         try:
             if msg == "call":
-                args = payload
+                args = _stage_in(payload, device) if staged else payload
                 before = _ptrs(args)
                 watch = OpWatch(forbidden)
                 if forbidden:
@@ -142,10 +176,16 @@ def serve(conn, cfg: dict) -> None:
                 sync()
                 after = _ptrs(args)
                 moved = sorted(n for n in args if before[n] != after[n])
+                if staged and not moved:
+                    _stage_out(payload, args)
                 conn.send(("done", {"returned": ret is not None, "forbidden": sorted(watch.hits),
                                     "moved": moved, "tamper": snap.changed()}))
             elif msg == "time":
                 sets, inits, n_calls = payload["sets"], payload["inits"], payload["n_calls"]
+                if staged:
+                    wire_sets = sets
+                    sets = [_stage_in(x, device) for x in wire_sets]
+                    inits = [_stage_in(x, device) for x in inits]
                 poison = [n for n in payload["outputs"] if n not in payload["inplace"]]
                 flush = timing.flush_buffer(device)
                 nsets = len(sets)
@@ -161,6 +201,9 @@ def serve(conn, cfg: dict) -> None:
                 timed = timing.time_calls(lambda k: fn(**sets[k % nsets]), prepare, n_calls, device, flush)
                 sync()
                 moved = sorted({n for s, b in zip(sets, before) for n in s if _ptrs(s)[n] != b[n]})
+                if staged and not moved:
+                    for wire, local in zip(wire_sets, sets):
+                        _stage_out(wire, local)
                 conn.send(("timed", {**timed, "moved": moved, "tamper": snap.changed()}))
             else:
                 conn.send(("runtime_error", f"unknown request {msg!r}"))

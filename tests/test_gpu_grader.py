@@ -2,6 +2,7 @@
 fixture that needs no device is rejected, and the GPU-only parts say skipped_no_gpu. The gradings run once per
 session, four at a time (each is its own process), and the tests read their results."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -232,6 +233,27 @@ def test_bench_script_without_a_gpu_says_so_and_exits_zero():
     assert p.returncode == 0 and "no CUDA device" in p.stdout
 
 
+def test_bench_script_rehearses_on_the_cpu(tmp_path):
+    """The one prepared GPU script runs end to end on the CPU path (--device cpu), so a GPU session never finds
+    it broken: references graded and passing, the known-good Triton kernels checked by the interpreter, the
+    record and the tables written, and nothing claims to be a GPU figure."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, str(REPO / "bench" / "gpu" / "run.py"), "--device", "cpu",
+                        "--tasks", "softmax_fp32,rmsnorm_bf16", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    rec = json.loads((tmp_path / "bench_gpu.json").read_text())
+    assert rec["rehearsal"] is True and rec["device"]["kind"] == "cpu"
+    assert sorted(r["task"] for r in rec["references"]) == ["rmsnorm_bf16", "softmax_fp32"]
+    assert all(r["status"] == "ok" and r["score"] > 0 for r in rec["references"])
+    assert sorted(k["task"] for k in rec["known_good"]) == ["rmsnorm_bf16", "softmax_fp32"]
+    assert all(k["status"] == "skipped_no_gpu" for k in rec["known_good"])
+    assert "REHEARSAL on the CPU" in p.stdout and "| softmax_fp32 (reference) | ok |" in p.stdout
+    assert "do_bench difference" not in p.stdout  # no timing comparison is claimed without a GPU
+
+
 def test_a_crash_reason_carries_the_end_of_the_submissions_stderr(tmp_path):
     """The author of a kernel that dies sees why: its last words on stderr are in the reason."""
     kernel = tmp_path / "kernel.py"
@@ -243,3 +265,61 @@ def test_a_crash_reason_carries_the_end_of_the_submissions_stderr(tmp_path):
     r = grade(kernel, get_task("softmax_fp32"))
     assert r["status"] == "runtime_error" and r["score"] == 0.0
     assert "exited with code 3" in r["reason"] and "kbench-last-words: shape unsupported" in r["reason"]
+
+
+STAGED_FIXTURES = ("return_input", "cached_result", "modify_input", "alias_output", "first_call_only",
+                   "read_expected", "patch_timer")
+
+
+def test_staged_transport_grades_like_the_direct_one(tmp_path):
+    """Where CUDA IPC is refused (some GPU sandboxes), tensors travel through host memory and the worker copies
+    them to and from its device. The same verdicts must come out: references (in-place outputs too) pass, and
+    the cheats that depend on how outputs and inputs travel are still caught. On a CPU the worker's copies are
+    private CPU tensors, which exercises the same code."""
+    staged = dataclasses.replace(grader.GradeConfig.for_device("cpu"), transport="staged")
+    short = get_task("softmax_fp32").model_copy(update={"timeouts": Timeouts(compile_s=60, call_s=4, total_s=60)})
+    jobs = {f"ref:{t}": (reference_submission(get_task(t), tmp_path / t), get_task(t), "reference")
+            for t in ("softmax_fp32", "adamw_step", "paged_kv_append")}
+    jobs["stub:adamw_step"] = (get_task("adamw_step").folder / get_task("adamw_step").stub, get_task("adamw_step"),
+                               "candidate")
+    for name in STAGED_FIXTURES:
+        jobs[f"fixture:{name}"] = (FIXTURES / f"{name}.py", short, "candidate")
+
+    def run(item):
+        key, (path, task, role) = item
+        return key, grade(path, task, role=role, config=staged)
+
+    with ThreadPoolExecutor(4) as pool:
+        got = dict(pool.map(run, jobs.items()))
+    for key, r in got.items():
+        assert r["transport"] == "staged", (key, r["transport"])
+    for t in ("softmax_fp32", "adamw_step", "paged_kv_append"):
+        r = got[f"ref:{t}"]
+        assert r["status"] == "ok" and r["score"] > 0, (t, r["reason"])
+        assert r["correctness"]["passed"] and r["shapes"]
+    assert got["stub:adamw_step"]["status"] in ("incorrect", "runtime_error") and got["stub:adamw_step"]["score"] == 0
+    for name in STAGED_FIXTURES:
+        r, want = got[f"fixture:{name}"], fixture_meta(FIXTURES / f"{name}.py")["expect"]
+        assert r["status"] in want, (name, r["status"], r["reason"])
+
+
+def test_unknown_transport_is_refused(tmp_path):
+    bad = dataclasses.replace(grader.GradeConfig.for_device("cpu"), transport="carrier-pigeon")
+    with pytest.raises(ValueError, match="transport must be one of"):
+        grade(reference_submission(get_task("softmax_fp32"), tmp_path / "r"), "softmax_fp32", config=bad)
+
+
+@pytest.mark.gpu
+def test_gpu_transports_agree():
+    """On a GPU: the automatic transport says which one it chose, and the staged one grades the known-good kernel
+    and catches the side-stream cheat just as the direct one does."""
+    if not HAS_CUDA:
+        pytest.skip("skipped_no_gpu: no CUDA device")
+    kernel = KNOWN_GOOD / "softmax_fp32" / "kernel.py"
+    auto = grade(kernel, "softmax_fp32")
+    assert auto["transport"].split()[0] in ("direct", "staged"), auto["transport"]
+    staged = dataclasses.replace(grader.GradeConfig.for_device("cuda"), transport="staged")
+    r = grade(kernel, "softmax_fp32", config=staged)
+    assert r["transport"] == "staged" and r["status"] in ("ok", "flagged"), r["reason"]
+    r = grade(FIXTURES / "side_stream.py", "softmax_fp32", config=staged)
+    assert r["status"] in ("incorrect", "cheat_rejected"), r["reason"]
