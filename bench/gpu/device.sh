@@ -17,7 +17,7 @@ fi
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; python3 -c \
   "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, torch.cuda.get_device_name())"; \
   command -v bwrap || echo "no bwrap on the device"; } 2>&1 | tee "$OUT/device.txt"
-timeout 480 python3 bench/gpu/run.py --out "$OUT" --budget-s 420 2>&1 | tee "$OUT/bench_gpu.log"
+timeout 430 python3 bench/gpu/run.py --out "$OUT" --budget-s 360 2>&1 | tee "$OUT/bench_gpu.log"
 echo "bench exit: ${PIPESTATUS[0]}"
-timeout 100 python3 -m pytest -q -p no:cacheprovider -o addopts="" -m gpu tests/test_gpu_grader.py 2>&1 \
+timeout 120 python3 -m pytest -q -p no:cacheprovider -o addopts="" -m gpu tests/test_gpu_grader.py 2>&1 \
   | tail -40 | tee "$OUT/pytest_gpu.log"
