@@ -16,11 +16,12 @@ benchmark_job = dg.define_asset_job(BENCHMARK_JOB, selection=[agent_runs, gradin
 
 
 def endpoints_from_env() -> ModelEndpoints:
-    """KBENCH_ENDPOINTS="name=url,name=url" (default local=http://127.0.0.1:8093/v1); key from KBENCH_API_KEY."""
+    """KBENCH_ENDPOINTS="name=url,name=url" (default local=http://127.0.0.1:8093/v1); key from KBENCH_API_KEY;
+    KBENCH_SLOTS, else each server's own count at /props, else 1."""
     spec = os.environ.get("KBENCH_ENDPOINTS", "local=http://127.0.0.1:8093/v1")
     urls = dict(part.split("=", 1) for part in spec.split(",") if "=" in part)
     return ModelEndpoints(urls=urls, api_key=dg.EnvVar("KBENCH_API_KEY") if os.environ.get("KBENCH_API_KEY") else None,
-                          slots=int(os.environ.get("KBENCH_SLOTS", "1")))
+                          slots=int(os.environ["KBENCH_SLOTS"]) if os.environ.get("KBENCH_SLOTS") else None)
 
 
 RESOURCES = {

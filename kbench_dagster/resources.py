@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import dagster as dg
@@ -10,7 +10,7 @@ from pydantic import PrivateAttr
 
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation import IsolationConfig
-from sandbox.server_probe import fetch_json
+from sandbox.server_probe import fetch_json, reported_slots
 from sandbox.workdirs import default_work_root
 from task_defs import Suite, load_suite
 
@@ -68,7 +68,7 @@ class Endpoint:
     name: str
     url: str
     api_key: str | None
-    slots: int
+    slots: int | None  # None only before ModelEndpoints.get() has asked the server
 
 
 class ModelEndpoints(dg.ConfigurableResource):
@@ -76,15 +76,18 @@ class ModelEndpoints(dg.ConfigurableResource):
 
     urls: dict[str, str] = {"local": "http://127.0.0.1:8093/v1"}
     api_key: str | None = None
-    slots: int = 1
+    # requests each server takes at once; None: what the server reports at /props (llama.cpp's total_slots), else 1
+    slots: int | None = None
 
     def endpoints(self) -> list[Endpoint]:
+        """Every configured endpoint; slots stay None where the server is to be asked (get() asks)."""
         return [Endpoint(name, url, self.api_key, self.slots) for name, url in self.urls.items()]
 
     def get(self, name: str) -> Endpoint:
+        """One endpoint with its slots settled: the configured count, else the server's own, else 1."""
         for e in self.endpoints():
             if e.name == name:
-                return e
+                return e if e.slots else replace(e, slots=reported_slots(e.url, e.api_key) or 1)
         raise KeyError(f"no endpoint {name!r}; configured: {', '.join(self.urls)}")
 
     def list_models(self, name: str) -> list[str]:

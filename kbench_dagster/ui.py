@@ -53,8 +53,20 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 20.0) -> None:
             continue
 
 
+def pool_slots() -> int:
+    """Partitions of agent_runs at once: KBENCH_SLOTS, else the most any configured server reports at /props
+    (each server's own limit is kept by the session slots), else 1."""
+    if os.environ.get("KBENCH_SLOTS"):
+        return int(os.environ["KBENCH_SLOTS"])
+    from kbench_dagster.definitions import endpoints_from_env
+    from sandbox.server_probe import reported_slots
+
+    key = os.environ.get("KBENCH_API_KEY")
+    return max([reported_slots(url, key) or 1 for url in endpoints_from_env().urls.values()] or [1])
+
+
 def run_ui(port: int = 3000, home: str | None = None) -> int:
-    slots = int(os.environ.get("KBENCH_SLOTS", "1"))
+    slots = pool_slots()
     dagster_home = prepare_home(Path(home) if home else REPO / ".state" / "dagster", slots)
     proc = start_dagster_dev(dagster_home, port)
     print(f"Dagster UI on http://127.0.0.1:{port} (DAGSTER_HOME={dagster_home}); Ctrl-C stops it", file=sys.stderr)

@@ -259,3 +259,21 @@ def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
     events = (tmp_path / "runs" / "dg-builtin-scripted-replay" / "kernels" / "base" / "global_l2norm" / "s1" /
               "events.jsonl").read_text()
     assert "torch 2.13" in events
+
+
+def test_endpoint_slots_come_from_the_server_unless_configured(monkeypatch):
+    """With no slots configured, a partition uses as many sessions as the server says it serves at once (llama.cpp
+    /props total_slots); a server that says nothing gets one; a configured count is used as given. `kbench ui`
+    sizes the model_server pool the same way."""
+    from kbench_dagster.ui import pool_slots
+
+    with ScriptedServer(persona="oracle", port=0, slots=3) as three, ScriptedServer(persona="oracle", port=0) as mute:
+        eps = ModelEndpoints(urls={"three": three.url, "mute": mute.url})
+        assert eps.get("three").slots == 3
+        assert eps.get("mute").slots == 1
+        assert ModelEndpoints(urls={"three": three.url}, slots=2).get("three").slots == 2
+        monkeypatch.delenv("KBENCH_SLOTS", raising=False)
+        monkeypatch.setenv("KBENCH_ENDPOINTS", f"three={three.url},mute={mute.url}")
+        assert pool_slots() == 3
+        monkeypatch.setenv("KBENCH_SLOTS", "5")
+        assert pool_slots() == 5
