@@ -323,3 +323,17 @@ def test_gpu_transports_agree():
     assert r["transport"] == "staged" and r["status"] in ("ok", "flagged"), r["reason"]
     r = grade(FIXTURES / "side_stream.py", "softmax_fp32", config=staged)
     assert r["status"] in ("incorrect", "cheat_rejected"), r["reason"]
+
+
+@pytest.mark.gpu
+def test_gpu_sandboxed_worker():
+    """On a GPU with bubblewrap: the submission's process inside bwrap (own pid namespace, GPU nodes bound) still
+    grades the known-good kernel. CUDA IPC may not cross the namespace; the automatic transport then stages."""
+    if not HAS_CUDA:
+        pytest.skip("skipped_no_gpu: no CUDA device")
+    if grader.bwrap_path() is None:
+        pytest.skip("no bwrap on this GPU machine")
+    boxed = dataclasses.replace(grader.GradeConfig.for_device("cuda"), sandboxed=True)
+    r = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32", config=boxed)
+    print("sandboxed CUDA worker transport:", r["transport"])
+    assert r["status"] in ("ok", "flagged"), r["reason"]

@@ -19,5 +19,5 @@ fi
   command -v bwrap || echo "no bwrap on the device"; } 2>&1 | tee "$OUT/device.txt"
 timeout 430 python3 bench/gpu/run.py --out "$OUT" --budget-s 360 2>&1 | tee "$OUT/bench_gpu.log"
 echo "bench exit: ${PIPESTATUS[0]}"
-timeout 120 python3 -m pytest -q -p no:cacheprovider -o addopts="" -m gpu tests/test_gpu_grader.py 2>&1 \
+timeout 120 python3 -m pytest -q -rs -s -p no:cacheprovider -o addopts="" -m gpu tests/test_gpu_grader.py 2>&1 \
   | tail -40 | tee "$OUT/pytest_gpu.log"
