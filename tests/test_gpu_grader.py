@@ -245,7 +245,7 @@ def test_bench_script_rehearses_on_the_cpu(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     rec = json.loads((tmp_path / "bench_gpu.json").read_text())
-    assert rec["rehearsal"] is True and rec["device"]["kind"] == "cpu"
+    assert rec["rehearsal"] is True and rec["complete"] is True and rec["device"]["kind"] == "cpu"
     assert sorted(r["task"] for r in rec["references"]) == ["rmsnorm_bf16", "softmax_fp32"]
     assert all(r["status"] == "ok" and r["score"] > 0 for r in rec["references"])
     assert sorted(k["task"] for k in rec["known_good"]) == ["rmsnorm_bf16", "softmax_fp32"]
