@@ -52,7 +52,10 @@ def cmd_show(args) -> int:
 
 
 def cmd_grade(args) -> int:
-    from gpu.grader import grade
+    from dataclasses import replace
+
+    from gpu.device import pick_device
+    from gpu.grader import GradeConfig, grade
     from gpu.loader import get_task
 
     try:
@@ -64,8 +67,14 @@ def cmd_grade(args) -> int:
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
-    result = grade(path, task, role="reference" if args.as_reference else "candidate",
-                   device=None if args.device == "auto" else args.device, keep_build=args.keep_build)
+    try:
+        device = pick_device(None if args.device == "auto" else args.device)
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    config = replace(GradeConfig.for_device(device), transport=args.transport)
+    result = grade(path, task, role="reference" if args.as_reference else "candidate", device=device, config=config,
+                   keep_build=args.keep_build)
     text = json.dumps(result, indent=2, default=str)
     if args.json:
         Path(args.json).write_text(text + "\n")
@@ -95,6 +104,9 @@ def add_kernels_parser(subparsers) -> argparse.ArgumentParser:
     s.add_argument("--json", metavar="FILE", help="write the result there instead of printing it")
     s.add_argument("--as-reference", action="store_true", help="lift the forbidden-op rule (for references)")
     s.add_argument("--keep-build", action="store_true", help="keep the build folder and say where it is")
+    s.add_argument("--transport", choices=["auto", "direct", "staged"], default="auto",
+                   help="how tensors reach the submission's process (staged: through host memory, for GPU sandboxes "
+                        "that refuse CUDA IPC; auto picks it when a probe fails)")
     s.set_defaults(func=_guard(cmd_grade))
     return p
 

@@ -208,6 +208,14 @@ def test_cli_list_show_grade(tmp_path, capsys):
     assert rc == 1
     assert json.loads(dest.read_text())["status"] == "incorrect"
     assert "softmax_fp32: incorrect" in capsys.readouterr().err
+    rc = cli.main(["grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32", "--transport", "staged",
+                   "--json", str(dest)])
+    staged = json.loads(dest.read_text())
+    assert rc == 1 and staged["status"] == "incorrect" and staged["transport"] == "staged"
+    capsys.readouterr()
+    if not HAS_CUDA:
+        assert cli.main(["grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32", "--device", "cuda"]) == 2
+        assert "torch sees no CUDA device" in capsys.readouterr().err
     assert cli.main(["grade", str(tmp_path / "missing.py"), "--task", "softmax_fp32"]) == 2
 
 
