@@ -32,6 +32,7 @@ import torch
 import torch.multiprocessing  # noqa: F401  (tensor reductions for the pipe)
 
 from gpu import checks, device as devmod, timing
+from gpu.integrity import FileGuard
 from gpu.loader import get_task, private_reference
 from gpu.models import KernelTask
 from gpu.rand import Rand
@@ -432,7 +433,9 @@ def grade(submission: Path | str, task: KernelTask | str, *, role: str = "candid
 
 def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_root, result, finish) -> dict:
     ref_path = private_reference(task.id, private_root)
-    ref_bytes = ref_path.read_bytes()
+    # In the sandbox the worker sees none of the grader's files, so only this task's reference is re-checked; out
+    # of it (on a GPU, for now) it runs with our rights, so every file of ours is.
+    guard = FileGuard([ref_path] if cfg.sandboxed else [Path(__file__).parent, ref_path.parent.parent])
     ref = _load_private(ref_path)
     cache = build / ".cache"
     env = {
@@ -474,9 +477,11 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
             return None
 
         def tampered_reference() -> dict | None:
-            if ref_path.read_bytes() != ref_bytes:
-                ref_path.write_bytes(ref_bytes)  # put the grader's copy back
-                return finish("cheat_rejected", "the grader's private reference was modified during grading (restored)")
+            fixed = guard.restore()
+            if fixed:
+                what = "private reference was" if fixed == [str(ref_path.resolve())] else "own files were"
+                return finish("cheat_rejected", f"the grader's {what} modified during grading (restored): "
+                                                f"{', '.join(fixed[:4])}")
             return None
 
         try:
@@ -561,6 +566,9 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
         child.close(graceful=dev == "cuda")
 
     # --- score and audit ---
+    late = tampered_reference()  # once more, now that the submission's process group is gone
+    if late:
+        return late
     result["seed"] = seed_root
     achieved = [s["achieved"] for s in result["shapes"]]
     if any(not math.isfinite(a) or a <= 0 for a in achieved):

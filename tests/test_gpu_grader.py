@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import shutil
+import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -345,3 +346,29 @@ def test_gpu_sandboxed_worker():
     r = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32", config=boxed)
     print("sandboxed CUDA worker transport:", r["transport"])
     assert r["status"] in ("ok", "flagged"), r["reason"]
+
+
+def test_unsandboxed_worker_cannot_leave_the_grader_changed(tmp_path):
+    """Out of the sandbox (the GPU path, for now) the submission's process has the grader's rights. A kernel that
+    rewrites another task's private reference and plants a file beside them, to win later gradings, is rejected,
+    and the grader's files are as they were."""
+    private = tmp_path / "private"
+    shutil.copytree(PRIVATE_DIR, private)
+    victim = private / "gemm_bf16" / "reference.py"
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(textwrap.dedent(f"""
+        from pathlib import Path
+        Path({str(victim)!r}).write_text("def reference(a, b):\\n    return a[:0]\\n")
+        Path({str(private / "planted.py")!r}).write_text("print('later')\\n")
+
+
+        def kernel(x, out):
+            out.copy_(x.softmax(-1))
+    """))
+    loose = dataclasses.replace(grader.GradeConfig.for_device("cpu"), sandboxed=False)
+    r = grade(kernel, "softmax_fp32", private_root=private, config=loose)
+    assert r["status"] == "cheat_rejected" and "own files were modified" in r["reason"], r["reason"]
+    assert victim.read_bytes() == (PRIVATE_DIR / "gemm_bf16" / "reference.py").read_bytes()
+    assert not (private / "planted.py").exists()
+    honest = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32", private_root=private, config=loose)
+    assert honest["status"] == "skipped_no_gpu" and honest["correctness"]["passed"]  # no false alarm after the fix
