@@ -62,7 +62,8 @@ SELECT model, agent, condition, server, run_id, task,
        count(*) FILTER (WHERE outcome = 'pass' AND NOT COALESCE(agent_timeout, false)) AS usable,
        count(*) FILTER (WHERE outcome IN {SCORED_SQL} AND outcome <> 'timeout'
                         AND NOT COALESCE(agent_timeout, false)) AS completed,
-       max(CASE WHEN seed = $seed AND outcome IN {SCORED_SQL} THEN (outcome = 'pass')::INTEGER END) AS first_seed,
+       list(struct_pack(s := seed, p := (outcome = 'pass')::INTEGER) ORDER BY seed)
+           FILTER (WHERE outcome IN {SCORED_SQL}) AS seed_passes,
        count(*) AS rows, sum(duration_s::DECIMAL(18, 3)) AS time_s,  -- exact: the same on every rebuild
        count(duration_s) AS time_n, sum(turns) AS turns,
        count(turns) AS turns_n, sum(output_tokens) AS out_tok, count(output_tokens) AS out_n,
@@ -122,9 +123,8 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
     A group is a model under one harness (agent), condition, server and hardware. The result is plain data, what
     the `aggregates` asset materializes and the board renders."""
     with store.connect() as con:
-        first_seed = con.execute("SELECT min(seed) FROM attempts").fetchone()[0] or 1
         hardware = dict(con.execute(f"SELECT m.run_id, {HARDWARE_SQL} FROM manifests m").fetchall())
-        counts = _fetch(con, COUNTS_SQL, {"seed": first_seed})
+        counts = _fetch(con, COUNTS_SQL)
     tables: dict[str, dict[str, dict]] = defaultdict(dict)
     mech: dict[str, dict] = {}
     for row in counts:
@@ -137,8 +137,8 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
                                             **{k: 0 for k in TASK_COUNTS}}
         for k in TASK_COUNTS:
             t[k] += row[k]
-        if row["first_seed"] is not None:
-            t["seeds"][first_seed] = max(t["seeds"].get(first_seed, 0), row["first_seed"])
+        for sp in row["seed_passes"] or []:  # per seed, for McNemar on the seed a pair of models shares most
+            t["seeds"][sp["s"]] = max(t["seeds"].get(sp["s"], 0), sp["p"])
         m = mech.get(key)
         if m is None:
             m = mech[key] = {**{k: row[k] for k in GROUP_KEYS}, **{k: 0 for k in GROUP_SUMS},
@@ -167,12 +167,13 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
         ranked = stats.statistical_tiers([(g["key"], g["tasks"]) for g in members], seed=seed, n_boot=n_boot)
         tiers.update({e["name"]: {**e, "board": board} for e in ranked})
         by_key = {g["key"]: g for g in members}
+        ranked = [e for e in ranked if e["tier"] is not None]  # the unranked share nothing to compare on
         for i in range(1, len(ranked)):  # each model against the one above it and against the leader
             for other in sorted({ranked[i - 1]["name"], ranked[0]["name"]}):
                 a, b = by_key[other], by_key[ranked[i]["name"]]
                 comparisons.append({"board": board, "a": other, "b": ranked[i]["name"],
                                     **stats.paired(a["tasks"], b["tasks"], seed=seed, n_boot=n_boot)})
-    return {"first_seed": first_seed, "groups": groups, "tiers": tiers, "comparisons": comparisons}
+    return {"groups": groups, "tiers": tiers, "comparisons": comparisons}
 
 
 def attempts_for_board(store: ResultsStore, per_task: int = 500) -> list[dict]:

@@ -216,10 +216,17 @@ def _model_href(g: dict, depth: int = 0) -> str:
     return f"{'../' * depth}model/{slug(g['model'])}.html#{slug(g['key'])}"
 
 
+def _tier(t: dict) -> str:
+    """T1, T2, ...; an unranked model shows a dash with the reason on hover."""
+    if t["tier"] is None:
+        return f'<span title="not ranked: {esc(t.get("unranked") or "")}">&ndash;</span>'
+    return f"T{t['tier']}"
+
+
 def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
     groups = agg["groups"]
     tiers = agg["tiers"]
-    order = sorted(groups, key=lambda g: (tiers[g["key"]]["board"], tiers[g["key"]]["tier"],
+    order = sorted(groups, key=lambda g: (tiers[g["key"]]["board"], *stats.tier_order(tiers[g["key"]]),
                                           -(g["summary"]["pass@1"] or 0), g["key"]))
     opts = {}
     for field in ("agent", "condition", "server", "hardware"):
@@ -241,7 +248,7 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
         w = warns[g["key"]]
         rows.append(
             f'<tr data-group="{esc(g["key"])}" {attrs}><td class=l>{esc(t["board"])}</td>'
-            f'<td class="tier">T{t["tier"]}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
+            f'<td class="tier">{_tier(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
             f'<td class=l>{esc(g["agent"])}</td><td class=l>{esc(g["condition"])}</td><td class=l>{esc(g["server"])}</td>'
             f'<td class=l>{esc(g["hardware"])}</td><td>{_num(s["pass@1"], href, "pass1")}</td>'
             f'<td class="l ci">{stats.fmt_ci(s["pass@1_ci"])}</td><td>{ci_bar(s["pass@1_ci"], s["pass@1"])}</td>'
@@ -269,7 +276,7 @@ def _model_pages(agg: dict, out: Path, warns: dict[str, list[str]], run_pages: s
             s, m, t = g["summary"], g["mech"], agg["tiers"][g["key"]]
             gs = slug(g["key"])
             body.append(f'<h2 id="{gs}">{esc(g["agent"])} · {esc(g["condition"])} · {esc(g["server"])} · '
-                        f'{esc(g["hardware"])} &nbsp; <span class="tier">T{t["tier"]}</span> on {esc(t["board"])}</h2>')
+                        f'{esc(g["hardware"])} &nbsp; <span class="tier">{_tier(t)}</span> on {esc(t["board"])}</h2>')
             if warns[g["key"]]:
                 body.append(f'<p class="warn">not ready to publish: {esc("; ".join(warns[g["key"]]))}</p>')
             def line(label, value, ci=None, fmt=pct):  # noqa: E306
@@ -316,9 +323,9 @@ def _compare_page(agg: dict, out: Path) -> None:
     boards: dict[str, list[dict]] = defaultdict(list)
     for c in agg["comparisons"]:
         boards[c["board"]].append(c)
-    body = [f'<div class="note">{esc(TIER_NOTE)} McNemar uses one seed\'s outcomes only (seed '
-            f'{agg["first_seed"]}); pooling every (task, seed) pair would count repeated runs of a task as '
-            'independent evidence.</div>']
+    body = [f'<div class="note">{esc(TIER_NOTE)} McNemar uses one seed\'s outcomes only (per pair, the seed most '
+            'of their common tasks share; the lowest on a tie); pooling every (task, seed) pair would count repeated '
+            'runs of a task as independent evidence.</div>']
     name = lambda k: f"{by_key[k]['model']} ({by_key[k]['server']}, {by_key[k]['hardware']})"  # noqa: E731
     for board, comps in sorted(boards.items()):
         body.append(f"<h2>{esc(board)}</h2>")
@@ -326,6 +333,7 @@ def _compare_page(agg: dict, out: Path) -> None:
         rows = []
         for c in comps:
             mc = c["mcnemar"] or {}
+            seed_note = "" if c["mcnemar_seed"] is None else f" (seed {c['mcnemar_seed']})"
             a_href, b_href = _model_href(by_key[c["a"]]), _model_href(by_key[c["b"]])
             verdict = ("tie: CI crosses zero" if c["crosses_zero"] else
                        ("below the minimum detectable gap" if c.get("below_mdg") else "resolved"))
@@ -334,7 +342,7 @@ def _compare_page(agg: dict, out: Path) -> None:
                 f"<td class=l><a href='{esc(b_href)}'>{esc(name(c['b']))}</a></td><td>{c['tasks']}</td>"
                 f"<td><a class='num' href='{esc(b_href)}'>{_signed(c['mean_diff'])}</a></td>"
                 f"<td class='ci'>{_signed_ci(c['ci_t'])}</td><td class='ci'>{_signed_ci(c['ci_boot'])}</td>"
-                f"<td>{_p(c['p_t'])}</td><td>{mc.get('b', '-')}/{mc.get('c', '-')}</td><td>{_p(mc.get('p_exact'))}</td>"
+                f"<td>{_p(c['p_t'])}</td><td>{mc.get('b', '-')}/{mc.get('c', '-')}{seed_note}</td><td>{_p(mc.get('p_exact'))}</td>"
                 f"<td>{_p(mc.get('p_mid'))}</td><td>{'-' if c['mdg'] is None else format(100 * c['mdg'], '.1f')}</td>"
                 f"<td class=l>{esc(verdict)}</td><td class=l>{esc(_discordant(c))}</td></tr>")
         body.append("<table><tr><th class=l>A</th><th class=l>B</th><th>tasks</th><th>A-B pts</th><th>paired t 95%</th>"
@@ -471,13 +479,29 @@ def _run_page(a: dict, rec: Path, out: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------- build, serve
 
+BOARD_MARK = ".kbench-board"
+
+
+def _clear_board_dir(out: Path) -> None:
+    """Only a folder that holds an earlier board (or nothing) is replaced: a wrong --out must not cost any files."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ValueError(f"{out} is not a folder; choose another --out")
+    if not out.exists():
+        return
+    earlier = (out / BOARD_MARK).is_file() or {"index.html", "compare.html"} <= {q.name for q in out.iterdir()}
+    if not earlier and any(out.iterdir()):
+        raise ValueError(f"{out} is not empty and holds no board written by kbench; choose an empty or new folder "
+                         "for --out (the board replaces its folder on every build)")
+    shutil.rmtree(out)
+
+
 def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int = stats.DEFAULT_BOOT,
                 per_task: int = 500, agg: dict | None = None) -> Path:
-    """Write the whole site into out_dir (replacing it) and return the path of index.html."""
+    """Write the whole site into out_dir (replacing an earlier board there) and return the path of index.html."""
     out = Path(out_dir)
-    if out.exists():
-        shutil.rmtree(out)
+    _clear_board_dir(out)
     out.mkdir(parents=True)
+    (out / BOARD_MARK).write_text("written by kbench board; the next build replaces this folder\n")
     agg = agg or board_data.aggregates(store, seed=seed, n_boot=n_boot)
     manifests = board_data.manifests(store)
     harness: dict[str, set] = defaultdict(set)
@@ -496,7 +520,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
             _run_page(a, rec, out)
             run_pages.add((a["run_id"], a["condition"], a["task"], a["seed"]))
     link = lambda g: _model_href(g)  # noqa: E731
-    ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"], agg["tiers"][g["key"]]["tier"],
+    ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"], *stats.tier_order(agg["tiers"][g["key"]]),
                                                    -(g["summary"]["pass@1"] or 0), g["key"]))
     body = [_leaderboard(agg, warns), "<h2>Pass rate with intervals</h2>", plot_intervals(ordered, link),
             "<h2>Pass rate against time and tokens</h2><div style='display:flex;gap:2em;flex-wrap:wrap'>",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
 from sandbox.agents.record import read_events
+from sandbox.records import finished_results
 
 
 def cell_of(condition: str, seed: int) -> str:
@@ -40,9 +41,9 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
     url = manifest.get("settings", {}).get("url")
     attempts, gradings, events = [], [], []
-    for path in sorted(run_dir.glob("*/*/s*/result.json")):
+    for path in finished_results(run_dir):
         r = json.loads(path.read_text())
-        if (condition and r["condition"] != condition) or (seed and r["seed"] != seed):
+        if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
         row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
         row.update(server_url=url, record_path=str(path.parent))
@@ -68,7 +69,7 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
 def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, int]:
     """Write every cell of a run into the store (each cell delete-then-insert) and its manifest."""
     run_dir = Path(runs_root) / run_id
-    cells = sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in run_dir.glob("*/*/s*/result.json")})
+    cells = sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
     totals: Counter = Counter()
     for condition, seed in cells:
         counts = store.replace_partition(write_key(run_id, cell_of(condition, seed)), collect_rows(run_dir, condition, seed))

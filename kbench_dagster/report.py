@@ -21,6 +21,7 @@ from kbench_dagster.board_trajectory import conversation, conversation_text, fin
 from kbench_dagster.stats import OUTCOMES, TIERS, fmt_ci, fmt_pct
 from kbench_dagster.store import DEFAULT_DB
 from sandbox.agents.record import read_events
+from sandbox.records import finished_results
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schema" / "results.schema.json"
 SCHEMA_ID = "kbench-results/1"
@@ -45,7 +46,7 @@ def load_results(runs_root: Path, run_id: str) -> list[dict]:
     if not run_dir.is_dir():
         raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
     out = []
-    for p in sorted(run_dir.glob("*/*/s*/result.json")):
+    for p in finished_results(run_dir):
         r = json.loads(p.read_text())
         r["record_path"] = str(p.parent)
         out.append(r)
@@ -238,6 +239,10 @@ def _pts(x: float | None) -> str:
     return "-" if x is None or x != x else f"{100 * x:+.1f}"
 
 
+def _p3(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
 def render_compare(name_a: str, name_b: str, comparisons: list[dict]) -> str:
     if not comparisons:
         return f"{name_a} and {name_b} share no condition"
@@ -253,12 +258,18 @@ def render_compare(name_a: str, name_b: str, comparisons: list[dict]) -> str:
         p_t = "-" if c["p_t"] is None else f"{c['p_t']:.3f}"
         out.append(f"{c['condition']:10} {c['tasks']:>5} {fmt_pct(c['a']['pass@1']):>9} {fmt_pct(c['b']['pass@1']):>9} "
                    f"{_pts(c['mean_diff']):>6} {ci_t:>16} {p_t:>7} {ci_b:>17} "
-                   f"{mc.get('p_exact', float('nan')):>9.3f} {mc.get('p_mid', float('nan')):>6.3f} "
+                   f"{_p3(mc.get('p_exact')):>9} {_p3(mc.get('p_mid')):>6} "
                    f"{str(mc.get('b', '-')) + '/' + str(mc.get('c', '-')):>8} "
                    f"{'-' if c['mdg'] is None else format(100 * c['mdg'], '.1f'):>7}")
     for c in comparisons:
-        out += ["", f"{c['condition']}: McNemar on seed {c['mcnemar_seed']} only (A passed and B failed / the reverse);"
-                    " the t test and the bootstrap work on per-task mean differences."]
+        if c["tasks"] == 0:
+            out += ["", f"{c['condition']}: no task scored in both runs, so there is nothing to compare"]
+        elif c["mcnemar_seed"] is None:
+            out += ["", f"{c['condition']}: no seed was run on the same task by both, so no McNemar; the t test and "
+                        "the bootstrap work on per-task mean differences."]
+        else:
+            out += ["", f"{c['condition']}: McNemar on seed {c['mcnemar_seed']} only (A passed and B failed / the "
+                        "reverse); the t test and the bootstrap work on per-task mean differences."]
         if c["mdg"] is not None:
             verdict = ("below the minimum detectable gap: report it as a tie" if abs(c["mean_diff"]) < c["mdg"]
                        else "at or above the minimum detectable gap")

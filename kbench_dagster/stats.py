@@ -323,7 +323,7 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
         return {**out, "mean_diff": None, "ci_t": None, "ci_boot": None, "p_t": None, "sd_diff": None,
                 "mdg": None, "mcnemar": None, "mcnemar_seed": None, "discordant": {}, "crosses_zero": True}
     mean = float(diffs.mean())
-    sd = float(diffs.std(ddof=1)) if n > 1 else float("nan")
+    sd = float(diffs.std(ddof=1)) if n > 1 else None
     if n > 1 and sd > 0:
         se = sd / math.sqrt(n)
         p_t = float(2 * _sps().t.sf(abs(mean / se), n - 1))  # the paired t over tasks (one-sample t on the diffs)
@@ -336,44 +336,63 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
     boots = diffs[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
     ci_boot = tuple(float(x) for x in np.quantile(boots, [0.025, 0.975]))
     s = mcnemar_seed if mcnemar_seed is not None else _mcnemar_seed(tt_a, tt_b, common)
-    b_cnt = c_cnt = 0
+    b_cnt = c_cnt = shared = 0
     if s is not None:
         for t in common:
             if s in tt_a[t]["seeds"] and s in tt_b[t]["seeds"]:
                 pa, pb = tt_a[t]["seeds"][s], tt_b[t]["seeds"][s]
+                shared += 1
                 b_cnt += pa and not pb
                 c_cnt += pb and not pa
+    if not shared:  # no task has that seed in both: there is no McNemar table, not an empty one
+        s = None
     discordant: dict[str, dict[str, list[str]]] = defaultdict(lambda: {"a_better": [], "b_better": []})
     for t, d in zip(common, diffs):
         if d != 0:
             discordant[tt_a[t]["category"]]["a_better" if d > 0 else "b_better"].append(t)
     lo, hi = ci_boot
     mdg = min_detectable_gap(sd, n) if n > 1 else None
+    # Resolved only with two or more tasks and both intervals clear of zero: one task's bootstrap has no width,
+    # and a small sample's bootstrap is narrower than it should be.
+    crosses = n < 2 or lo <= 0.0 <= hi or ci_t[0] <= 0.0 <= ci_t[1]
     return {**out, "mean_diff": mean, "sd_diff": sd, "p_t": p_t, "ci_t": ci_t, "ci_boot": ci_boot,
             "mdg": mdg, "mcnemar_seed": s,
             "mcnemar": mcnemar(int(b_cnt), int(c_cnt)) if s is not None else None,
             "discordant": {k: v for k, v in sorted(discordant.items())},
-            "crosses_zero": lo <= 0.0 <= hi,
+            "crosses_zero": crosses,
             "below_mdg": mdg is not None and abs(mean) < mdg}
 
 
 def statistical_tiers(entries: list[tuple[str, dict[str, dict]]], seed: int = 0,
                       n_boot: int = DEFAULT_BOOT) -> list[dict]:
     """Tiers over models that answered the same tasks: sort by task-balanced pass@1; the best model heads tier 1;
-    each next model joins the current tier while its paired 95% bootstrap CI against the tier's head crosses
-    zero, else it heads a new tier. Rank inside a tier is display order only."""
-    scored = sorted(((balanced_mean(tt) or 0.0, name, tt) for name, tt in entries), key=lambda e: (-e[0], e[1]))
+    each next model joins the current tier while its paired comparison with the tier's head is unresolved, else it
+    heads a new tier. Rank inside a tier is display order only. A model with no scored runs, or with no task in
+    common with the head, gets no tier (tier None and the reason in `unranked`): nothing places it."""
+    means = [(balanced_mean(tt), name, tt) for name, tt in entries]
+    scored = sorted(((m, name, tt) for m, name, tt in means if m is not None), key=lambda e: (-e[0], e[1]))
     out, tier, head = [], 0, None
     for score, name, tt in scored:
         if head is None:
             tier, head, cmp = 1, (name, tt), None
         else:
             cmp = paired(head[1], tt, seed=seed, n_boot=n_boot)
+            if cmp["tasks"] == 0:
+                out.append({"name": name, "tier": None, "pass@1": score, "head": head[0], "vs_head": None,
+                            "unranked": f"no task in common with {head[0]}"})
+                continue
             if not cmp["crosses_zero"]:
                 tier, head = tier + 1, (name, tt)
-        out.append({"name": name, "tier": tier, "pass@1": score, "head": head[0],
+        out.append({"name": name, "tier": tier, "pass@1": score, "head": head[0], "unranked": None,
                     "vs_head": None if cmp is None else {k: cmp[k] for k in ("mean_diff", "ci_boot", "ci_t", "p_t", "mdg")}})
+    out += [{"name": name, "tier": None, "pass@1": None, "head": None, "vs_head": None, "unranked": "no scored runs"}
+            for m, name, tt in sorted(means, key=lambda e: e[1]) if m is None]
     return out
+
+
+def tier_order(t: dict) -> tuple:
+    """Sort key: tiers in order, the unranked last."""
+    return (t["tier"] is None, t["tier"] or 0)
 
 
 # ---------------------------------------------------------------------------------------------- grouping, warnings
@@ -396,8 +415,10 @@ def publishability(rows: list[dict], manifests: list[dict] | None = None) -> lis
     if not rows:
         return [{"code": "empty", "message": "no results"}]
     seeds: dict[tuple, set] = defaultdict(set)
-    for r in rows:
-        seeds[(r.get("model"), r.get("agent"), r.get("condition"), r["task"])].add(r.get("seed"))
+    for r in rows:  # a seed counts once it is scored: an infra failure is a seed the task did not get
+        got = seeds[(r.get("model"), r.get("agent"), r.get("condition"), r["task"])]
+        if r["outcome"] in SCORED:
+            got.add(r.get("seed"))
     fewest = min(len(s) for s in seeds.values())
     if fewest < MIN_SEEDS:
         warns.append({"code": "seeds", "message": f"fewer than {MIN_SEEDS} seeds (some task has {fewest})"})

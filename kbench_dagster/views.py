@@ -13,11 +13,18 @@ FROM attempts a
 LEFT JOIN gradings g USING (run_id, condition, task, seed)
 """
 
+# Task-balanced, like every pass@1 we publish: each task's pass share over its scored runs, averaged over tasks, so
+# a task with more seeds does not weigh more. Infra and skipped runs are not scored.
 PASS_AT_1 = """
-SELECT model, agent, condition,
-       count(*) FILTER (WHERE outcome NOT IN ('skipped', 'infra')) AS runs,
-       round(avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END)
-             FILTER (WHERE outcome NOT IN ('skipped', 'infra')), 4) AS pass_at_1,
-       count(*) FILTER (WHERE outcome = 'infra') AS infra_failures
-FROM scored GROUP BY ALL ORDER BY model, agent, condition
+WITH per_task AS (
+    SELECT model, agent, condition, task,
+           count(*) FILTER (WHERE outcome NOT IN ('skipped', 'infra')) AS runs,
+           avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END)
+               FILTER (WHERE outcome NOT IN ('skipped', 'infra')) AS pass_share,
+           count(*) FILTER (WHERE outcome = 'infra') AS infra
+    FROM scored GROUP BY ALL
+)
+SELECT model, agent, condition, CAST(sum(runs) AS BIGINT) AS runs, round(avg(pass_share), 4) AS pass_at_1,
+       CAST(sum(infra) AS BIGINT) AS infra_failures
+FROM per_task GROUP BY ALL ORDER BY model, agent, condition
 """

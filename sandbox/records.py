@@ -103,3 +103,12 @@ def _os_release() -> str | None:
     except OSError:
         pass
     return None
+
+
+_SEED_DIR = re.compile(r"s\d+")
+
+
+def finished_results(run_dir: Path) -> list[Path]:
+    """The result.json of every finished attempt (RUN/CONDITION/TASK/sN). A `.partial` folder that a kill left
+    behind (its result.json written, the rename not yet done) is not one: the rerun redoes that attempt."""
+    return sorted(p for p in Path(run_dir).glob("*/*/s*/result.json") if _SEED_DIR.fullmatch(p.parent.name))

@@ -305,3 +305,49 @@ def test_kbench_board_serve_shows_the_sql_numbers_on_localhost_and_stops_on_sigt
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_board_out_never_deletes_a_folder_it_did_not_write(built, tmp_path):
+    store, _ = built
+    precious = tmp_path / "notes"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("mine")
+    with pytest.raises(ValueError, match="holds no board written by kbench"):
+        build_board(store, precious, n_boot=50)
+    assert (precious / "keep.txt").read_text() == "mine"
+    site = tmp_path / "site"
+    build_board(store, site, n_boot=50)
+    (site / "stale.html").write_text("from an earlier build")
+    build_board(store, site, n_boot=50)  # its own earlier board is replaced
+    assert (site / "index.html").is_file() and not (site / "stale.html").exists()
+
+
+def test_pass_at_1_view_is_task_balanced_like_the_board(tmp_path):
+    """Tasks with unequal seed counts: the SQL users get from views.PASS_AT_1 equals the board's pass@1."""
+    from kbench_dagster.views import PASS_AT_1
+
+    store = ResultsStore(tmp_path / "kbench.duckdb")
+    rows = [r for r in synthetic("uneven", "u1", 2, seeds=4) if not (r["task"] != "fizz" and r["seed"] > 1)]
+    store.replace_partition("u1/base", {"attempts": rows, "gradings": []})
+    _, got = store.query(f"SELECT model, runs, pass_at_1 FROM ({PASS_AT_1})")
+    agg = board_data.aggregates(store, n_boot=50)
+    board = agg["groups"][0]["summary"]["pass@1"]
+    per_task = {}
+    for r in rows:
+        per_task.setdefault(r["task"], []).append(r["outcome"] == "pass")
+    balanced = sum(sum(v) / len(v) for v in per_task.values()) / len(per_task)
+    assert got == [("uneven", len(rows), round(balanced, 4))] and board == pytest.approx(balanced)
+    assert balanced != pytest.approx(sum(r["outcome"] == "pass" for r in rows) / len(rows))  # the two differ here
+
+
+def test_board_mcnemar_uses_the_seed_a_pair_shares(tmp_path):
+    """A model that ran only seeds 2 and 3 is still compared by McNemar, on a seed both models have (the CLI's rule)."""
+    store = ResultsStore(tmp_path / "kbench.duckdb")
+    early = synthetic("early", "e1", 1)
+    late = [r for r in synthetic("late", "l1", 7) if r["seed"] > 1]
+    store.replace_partition("e1/base", {"attempts": early, "gradings": []})
+    store.replace_partition("l1/base", {"attempts": late, "gradings": []})
+    agg = board_data.aggregates(store, n_boot=50)
+    (cmp,) = agg["comparisons"]
+    assert cmp["mcnemar_seed"] == 2 and cmp["mcnemar"] is not None
+    assert cmp["mcnemar"]["b"] + cmp["mcnemar"]["c"] > 0

@@ -4,6 +4,7 @@ import argparse
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,18 @@ def test_report_numbers_come_from_the_stats_module(runs):
     results = report.load_results(runs, "oracle") + report.load_results(runs, "null")
     [row] = report.condition_rows(results)
     assert row["pass@1"] == stats.summarize(results)["pass@1"] == pytest.approx(0.5)
+
+
+def test_a_partial_record_left_by_a_kill_is_neither_reported_nor_breaks_ingest(runs, tmp_path):
+    """A kill between writing result.json into sN.partial and renaming the folder leaves that folder behind; the
+    rerun redoes the attempt. Until then, reports and the store must see only finished attempts."""
+    root = tmp_path / "runs"
+    shutil.copytree(runs / "oracle", root / "oracle")
+    finished = sorted((root / "oracle").glob("*/*/s1"))[0]
+    shutil.copytree(finished, finished.with_name("s3.partial"))
+    got = report.load_results(root, "oracle")
+    assert got and not any(r["record_path"].endswith(".partial") for r in got)
+    store = ResultsStore(tmp_path / "kbench.duckdb")
+    counts = ingest_run(store, root, "oracle")
+    _, rows = store.query("SELECT count(*), max(seed) FROM attempts")
+    assert rows == [(len(got), 2)] and counts["attempts"] == len(got)

@@ -231,3 +231,31 @@ def test_stats_never_imports_dagster():
     code = ("import sys, kbench_dagster.stats, kbench_dagster.report, kbench_dagster.boards; "
             "sys.exit(1 if any(m == 'dagster' or m.startswith('dagster.') for m in sys.modules) else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_tiers_leave_unplaceable_models_unranked_and_one_task_resolves_nothing():
+    strong = stats.task_table(rows_for({f"t{i}": ["pass"] * 3 for i in range(10)}))
+    stranger = stats.task_table(rows_for({f"x{i}": ["wrong"] * 3 for i in range(10)}))  # no task in common
+    broken = stats.task_table(rows_for({f"t{i}": ["infra"] * 3 for i in range(10)}))   # nothing scored
+    tiers = {t["name"]: t for t in stats.statistical_tiers([("broken", broken), ("stranger", stranger),
+                                                             ("strong", strong)])}
+    assert tiers["strong"]["tier"] == 1
+    assert tiers["stranger"]["tier"] is None and "no task in common" in tiers["stranger"]["unranked"]
+    assert tiers["broken"]["tier"] is None and tiers["broken"]["unranked"] == "no scored runs"
+    assert sorted(tiers.values(), key=stats.tier_order)[0]["name"] == "strong"
+    # one common task: A passes it, B fails it. The bootstrap of one value has no width; that is no evidence.
+    one_a, one_b = stats.task_table(rows_for({"t": ["pass"]})), stats.task_table(rows_for({"t": ["wrong"]}))
+    r = stats.paired(one_a, one_b)
+    assert r["ci_boot"] == (1.0, 1.0) and r["crosses_zero"] and r["sd_diff"] is None
+    ranked = stats.statistical_tiers([("a", one_a), ("b", one_b)])
+    assert [(t["name"], t["tier"]) for t in ranked] == [("a", 1), ("b", 1)]
+
+
+def test_mcnemar_on_a_seed_nobody_ran_is_absent_and_seeds_warning_counts_scored_runs_only():
+    a = stats.task_table(rows_for({"p": ["pass", "pass"], "q": ["wrong", "pass"]}))
+    b = stats.task_table(rows_for({"p": ["wrong", "wrong"], "q": ["wrong", "wrong"]}))
+    r = stats.paired(a, b, mcnemar_seed=7)
+    assert r["mcnemar"] is None and r["mcnemar_seed"] is None
+    # every task 3 seeds, but one task lost two of them to infra: it has one scored seed
+    rows = rows_for({**{f"t{i}": ["pass", "wrong", "pass"] for i in range(60)}, "t60": ["pass", "infra", "infra"]})
+    assert any(w["code"] == "seeds" and "some task has 1" in w["message"] for w in stats.publishability(rows))
