@@ -6,6 +6,7 @@ Used by `kbench triage --task` (as text) and by the board's trajectory pages (as
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from sandbox.agents.record import read_events
@@ -78,18 +79,31 @@ def conversation(events_path: Path) -> list[dict]:
 
 
 def final_files(workdir: Path) -> list[dict]:
-    """The agent's final files: path, size and text (None for binary; cut at MAX_FILE_CHARS)."""
+    """The agent's final files: path, size and text (None for binary; cut at MAX_FILE_CHARS). Links are listed
+    with their target and never followed: we read the records as the host's user, and a link the agent left
+    (to /proc/self/environ, a hidden test, a key file) must not put that file's contents on a page."""
     workdir = Path(workdir)
     if not workdir.is_dir():
         return []
+    entries = []
+    for folder, dirs, files in os.walk(workdir):  # followlinks=False: a link to a folder is an entry, not a tree
+        entries += [Path(folder) / n for n in files]
+        entries += [Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink()]
     out = []
-    for f in sorted(p for p in workdir.rglob("*") if p.is_file())[:MAX_FILES]:
+    for f in sorted(entries)[:MAX_FILES]:
+        rel = os.fsencode(f.relative_to(workdir)).decode("utf-8", "backslashreplace")
+        if f.is_symlink():
+            target = os.fsencode(os.readlink(f)).decode("utf-8", "backslashreplace")
+            out.append({"path": rel, "size": None, "text": None, "link": target})
+            continue
+        if not f.is_file():
+            continue
         size = f.stat().st_size
         try:
             text = f.read_bytes()[: MAX_FILE_CHARS * 4].decode("utf-8")[:MAX_FILE_CHARS]
         except UnicodeDecodeError:
             text = None
-        out.append({"path": str(f.relative_to(workdir)), "size": size, "text": text})
+        out.append({"path": rel, "size": size, "text": text})
     return out
 
 

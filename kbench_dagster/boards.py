@@ -465,8 +465,7 @@ def _run_page(a: dict, rec: Path, out: Path) -> None:
             "outside_writes", "infra_error", "server_error", "isolation", "started_at")
     facts = "".join(f"<tr><td class=l>{k}</td><td class=l>{esc(result.get(k, a.get(k)))}</td></tr>" for k in keys)
     files = final_files(rec / "workdir")
-    files_html = "".join(f"<h3>{esc(f['path'])} ({f['size']} bytes)</h3><pre>{esc(f['text'] if f['text'] is not None else '(binary)')}</pre>"
-                         for f in files) or "<p>(no files)</p>"
+    files_html = "".join(_final_file_html(f) for f in files) or "<p>(no files)</p>"
     body = (f"<p><a href='../../../../task/{esc(slug(a['task']))}.html#{slug(board_data.group_key(a))}'>task "
             f"{esc(a['task'])}</a> · run "
             f"{esc(a['run_id'])} · {esc(a['model'])} · {esc(a['agent'])} · condition {esc(a['condition'])} · seed "
@@ -478,6 +477,12 @@ def _run_page(a: dict, rec: Path, out: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- build, serve
+
+def _final_file_html(f: dict) -> str:
+    if f.get("link") is not None:
+        return f"<h3>{esc(f['path'])} &rarr; {esc(f['link'])}</h3><p>(a link; not followed)</p>"
+    return f"<h3>{esc(f['path'])} ({f['size']} bytes)</h3><pre>{esc(f['text'] if f['text'] is not None else '(binary)')}</pre>"
+
 
 BOARD_MARK = ".kbench-board"
 

@@ -399,6 +399,9 @@ def render_evidence(results: list[dict], task: str) -> str:
         if not files:
             out.append("(none)")
         for f in files:
+            if f.get("link") is not None:
+                out.append(f"--- {f['path']} -> {f['link']} (a link; not followed)")
+                continue
             out.append(f"--- {f['path']} ({f['size']} bytes)")
             out.append(f["text"].rstrip() if f["text"] is not None else "(binary)")
         out.append("")

@@ -85,6 +85,7 @@ def grade(
             [sandbox_python(), "-B", "-E", "-s", str(test_file)], workdir, limits=limits, cfg=cfg,
             output_path=output_path, ro_binds=[hidden], log_path=log_path, label=f"test:{task.id}",
             stdin_data=(nonce + "\n").encode(),
+            network=False,  # agent code runs here with the hidden test in reach: nothing may leave the sandbox
         )
     finally:
         shutil.rmtree(hidden, ignore_errors=True)

@@ -85,10 +85,15 @@ def bwrap_argv(
     ro_binds: list[Path | tuple[Path, str]] = (),
     env: dict[str, str] | None = None,
     rw_binds: list[tuple[Path, str]] = (),
+    network: bool = True,
 ) -> list[str]:
-    """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc."""
+    """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc. Without
+    network the process gets its own network namespace with only its own loopback: it reaches nothing of the host
+    (the model server, the Dagster UI, another session's listener)."""
     argv = [bwrap_path() or "bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--hostname", "kbench"]
+    if not network:
+        argv.append("--unshare-net")
     argv += _system_binds()
     argv += ["--proc", "/proc", "--dev", "/dev", "--bind", str(tmp), "/tmp"]
     for dev in sorted(glob.glob("/dev/nvidia*")):  # GPU device nodes, so nvidia-smi works inside

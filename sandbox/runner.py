@@ -97,8 +97,10 @@ def run_session(
     log_path: Path | None = None,
     label: str = "session",
     stdin_data: bytes | None = None,
+    network: bool = True,
 ) -> SessionResult:
-    """Run `cmd` with `workdir` as its only writable folder; always returns, never leaves a process behind."""
+    """Run `cmd` with `workdir` as its only writable folder; always returns, never leaves a process behind.
+    network=False: its own network namespace under bwrap (no effect without isolation)."""
     cfg = cfg or IsolationConfig()
     workdir = Path(workdir).resolve()
     isolation = cfg.resolve()
@@ -121,7 +123,8 @@ def run_session(
         for src, _dest in rw_binds:
             if cfg.drops_uid:
                 chown_tree(Path(src), cfg.run_as_uid)
-        argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env, rw_binds=list(rw_binds))
+        argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env, rw_binds=list(rw_binds),
+                          network=network)
         popen_env = {"PATH": SYSTEM_PATH}
     else:
         argv, popen_env = list(cmd), full_env

@@ -31,7 +31,7 @@ def _run_script(task: Task, script: Path, workdir: Path, cfg: IsolationConfig | 
     hidden = private_copy({script.name: script}, near=workdir)
     try:
         res = run_session(["bash", str(hidden / script.name)], workdir, limits=AGENT_LIMITS.with_(timeout_s=120),
-                          cfg=cfg, ro_binds=[hidden], label=f"{what}:{task.id}")
+                          cfg=cfg, ro_binds=[hidden], label=f"{what}:{task.id}", network=False)
     finally:
         shutil.rmtree(hidden, ignore_errors=True)
     if res.returncode != 0 or res.timed_out:

@@ -163,3 +163,25 @@ def test_a_partial_record_left_by_a_kill_is_neither_reported_nor_breaks_ingest(r
     counts = ingest_run(store, root, "oracle")
     _, rows = store.query("SELECT count(*), max(seed) FROM attempts")
     assert rows == [(len(got), 2)] and counts["attempts"] == len(got)
+
+
+def test_links_the_agent_left_are_shown_never_followed(runs, tmp_path, capsys, monkeypatch):
+    """A link in the final files to a host secret, the process environment (with the key) or a hidden test must
+    appear as a link: triage and the board read records as the host's user, and the board gets published."""
+    from kbench_dagster.board_trajectory import final_files
+
+    monkeypatch.setenv("KBENCH_API_KEY", "sk-linked-secret-123")
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("host-only-contents\n")
+    root = tmp_path / "runs"
+    shutil.copytree(runs / "oracle", root / "oracle", symlinks=True)
+    workdir = root / "oracle" / "base" / "fizz" / "s1" / "workdir"
+    (workdir / "leak.txt").symlink_to(secret)
+    (workdir / "env").symlink_to("/proc/self/environ")
+    (workdir / "tree").symlink_to(tmp_path)
+    files = {f["path"]: f for f in final_files(workdir)}
+    assert files["leak.txt"]["link"] == str(secret) and files["leak.txt"]["text"] is None
+    assert files["env"]["link"] == "/proc/self/environ" and files["tree"]["link"] == str(tmp_path)
+    rc, out = cli(["triage", "oracle", "--runs", str(root), "--task", "fizz"], capsys)
+    assert rc == 0 and "leak.txt -> " in out
+    assert "host-only-contents" not in out and "sk-linked-secret-123" not in out

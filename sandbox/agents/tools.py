@@ -149,8 +149,10 @@ class ToolBox:
         if left <= 1:
             raise ToolError("the session has no time left")
         limit = min(left, float(timeout)) if timeout else left
+        # The builtin agent talks to the model from outside; its commands need no network, and without one they
+        # cannot reach the host's loopback services (model server, Dagster UI) or another session.
         res = run_session(["bash", "-c", command], self.workdir, limits=self.limits.with_(timeout_s=limit,
-                          max_output_bytes=0), cfg=self.cfg, log_path=self.log_path, label="bash")
+                          max_output_bytes=0), cfg=self.cfg, log_path=self.log_path, label="bash", network=False)
         self.kills += sum(1 for k in res.kills if k.pid)
         self.outside_writes += res.outside_writes
         out = res.tail[-MAX_RESULT_CHARS:]
