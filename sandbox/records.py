@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from sandbox.agents.record import json_safe
 from sandbox.isolation import sandbox_python
 
 MAX_KEPT_FILE = 10 * 1024 * 1024
@@ -57,7 +58,7 @@ def copy_final_files(workdir: Path, dest: Path) -> list[str]:
 
 def write_json_atomic(path: Path, data: dict) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    tmp.write_text(json.dumps(json_safe(data), indent=2, ensure_ascii=False, default=str), encoding="utf-8")
     os.replace(tmp, path)
 
 

@@ -215,3 +215,23 @@ def test_a_slow_model_is_an_agent_timeout_not_an_infra_failure(agent, tmp_path):
         results, _ = run(srv.url, srv.model_id, agent, "fizz", tmp_path, timeout_s=2)
     [r] = results
     assert r["outcome"] == "nofile" and r["agent_timeout"] and not r["infra"]
+
+
+def test_file_names_that_are_not_utf8_are_recorded(tmp_path):
+    """One `touch` makes a name that is not UTF-8 (in the work folder and in the private /tmp); the attempt is still
+    recorded, the names shown with \\x escapes, and the store takes the rows."""
+    from kbench_dagster.ingest import ingest_run
+    from kbench_dagster.store import ResultsStore
+
+    script = tmp_path / "replay.jsonl"
+    script.write_text("\n".join(json.dumps(line) for line in [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "touch /tmp/$'\\xff' $'odd\\xfe.txt'; echo ok"}}]},
+        {"content": "Done."}]) + "\n")
+    with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
+        results, run_dir = run(srv.url, srv.model_id, "builtin", "clamp", tmp_path)
+    assert [r["outcome"] for r in results] == ["nofile"]
+    rec = run_dir / "base" / "clamp" / "s1"
+    texts = "".join(p.read_text(encoding="utf-8") for p in rec.rglob("*.json*"))  # strict UTF-8, every file
+    assert "\\\\xff" in texts or "\\\\xfe" in texts, "the odd names are shown with escapes"
+    assert json.loads((rec / "result.json").read_text(encoding="utf-8"))["outside_writes"] >= 1
+    assert ingest_run(ResultsStore(tmp_path / "kb.duckdb"), tmp_path / "runs", "r")["attempts"] == 1

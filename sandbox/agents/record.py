@@ -44,6 +44,28 @@ class SessionStats:
         return asdict(self)
 
 
+def json_safe(obj):
+    """The same data with every string valid UTF-8: a file name that is not (the agent can make one with a single
+    `touch`) arrives as a lone surrogate and would make the record unwritable. It becomes a visible \\x escape."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+            return obj
+        except UnicodeEncodeError:
+            return obj.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
+                if _only_escapes(obj) else obj.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(obj, dict):
+        return {json_safe(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def _only_escapes(s: str) -> bool:
+    """Surrogates from os.fsdecode (U+DC80..U+DCFF) only: they map back to the original bytes."""
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
+
+
 class EventLog:
     """Appends JSON events (one per line) to events.jsonl, each stamped with the session index and time."""
 
@@ -53,7 +75,8 @@ class EventLog:
         self._lock = threading.Lock()
 
     def write(self, event: dict) -> None:
-        line = json.dumps({"t": round(time.time(), 3), "session": self.session, **event}, ensure_ascii=False)
+        line = json.dumps(json_safe({"t": round(time.time(), 3), "session": self.session, **event}), ensure_ascii=False,
+                          default=str)
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
 
