@@ -22,7 +22,7 @@ from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, pi_version, write_pi_config
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.conditions import Condition
-from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
+from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full, used_bytes
 from sandbox.stops import DiskFull, RunStopped, ServerDown
 from sandbox.grading import grade, missing_requirements
 from sandbox.isolation import IsolationConfig
@@ -215,7 +215,13 @@ class Runner:
         pi = pi_version(node_modules_of(self.spec.pi_path)) if self.spec.agent == "pi" else None
         self.slots = server_slots_of(self.spec)
         self.spec = replace(self.spec, server_slots=self.slots.slots if self.slots else 0)  # the manifest's record
-        write_manifest(self.spec, self.suite, self.run_dir, pi)
+        try:
+            write_manifest(self.spec, self.suite, self.run_dir, pi)
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            raise DiskFull(f"no space left to write the run's manifest in {self.run_dir}: free space on that disk "
+                           "(a stopped run's work folders are safe to delete), then rerun the same command") from None
         attempts = plan(self.spec)
         todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
         summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
@@ -334,8 +340,25 @@ class Runner:
             (partial / "tests.txt").write_text(f"skipped: {msg}\n")
             return self._finish(dest, partial, {**base, "outcome": "skipped", "detail": msg})
         stats, infra = self._sessions(a, partial, events)
-        infra = infra or ran_full(self._places())  # writes may have failed: whatever the agent did is not its score
+        workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
+        full = ran_full(self._places())
+        if full and not infra:
+            own = used_bytes(workdir)
+            if own > self.spec.limits.disk_bytes:
+                # The agent's own files outgrew its budget faster than the watchdog looks and filled the disk: the
+                # model's doing, like the disk limit's kill. They are beyond the budget, so they go; then the
+                # hidden test judges what is left (usually nothing), and the disk is usable again.
+                events.write({"type": "disk_limit", "used_bytes": own, "limit_bytes": self.spec.limits.disk_bytes,
+                              "message": f"the work folder held {own // 2**20} MB, over the session's "
+                                         f"{self.spec.limits.disk_bytes // 2**20} MB, and filled the disk; removed"})
+                shutil.rmtree(workdir, ignore_errors=True)
+                workdir.mkdir(parents=True, exist_ok=True)
+                stats.kills += 1
+                full = ran_full(self._places())
+        infra = infra or full  # writes may have failed: whatever the agent did is not its score
         if infra:
+            if not self.spec.keep_work:  # its folder is redone from scratch; on a full disk it may be what fills it
+                shutil.rmtree(workdir, ignore_errors=True)
             with self._lock:
                 n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
             events.write({"type": "requeue", "attempt": n, "reason": infra})

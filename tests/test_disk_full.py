@@ -146,3 +146,27 @@ def test_validate_on_a_full_disk_blames_the_disk_not_the_task(small_disk, capsys
             pass
     v = validate_task(SUITE.get("fizz"), disk / "v")
     assert v.status == "fail" and "the disk ran full" in v.reason and "says nothing about the task" in v.reason
+
+
+def test_an_agent_that_outruns_the_disk_watchdog_is_charged_not_requeued(small_disk, tmp_path):
+    """The agent's own command fills the disk faster than the watchdog looks (tens of MB in a blink). That is the
+    model's doing, like the disk limit's kill: its oversized files are removed, the attempt is graded on what is
+    left (a model outcome, never infra), and the run goes on with a usable disk."""
+    disk = small_disk(96)
+    script = tmp_path / "replay.jsonl"
+    script.write_text("\n".join(json.dumps(line) for line in [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "head -c 90M /dev/zero > big.bin; echo done"}}]},
+        {"content": "Done."}]) + "\n")
+    limits = AGENT_LIMITS.with_(disk_bytes=16 * MB)
+    with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
+        spec = RunSpec(run_id="disk", model=srv.model_id, conds=select_conditions("base"),
+                       tasks=select(SUITE, "clamp"), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
+                       work_root=disk / "work", workers=1, timeout_s=120, limits=limits, min_free_bytes=48 * MB)
+        done = []
+        Runner(spec, SUITE, on_result=done.append).run()
+    (r,) = done
+    assert r["outcome"] == "nofile" and not r["infra"] and r["requeues"] == 0
+    assert r["watchdog_kills"] >= 1
+    events = (tmp_path / "runs" / "disk" / "base" / "clamp" / "s1" / "events.jsonl").read_text()
+    assert '"disk_limit"' in events
+    assert free_bytes(disk) > 48 * MB, "the oversized files are gone: the disk is usable again"
