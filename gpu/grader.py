@@ -17,9 +17,11 @@ import multiprocessing.connection as mpc
 import multiprocessing.util as mpu
 import os
 import secrets
+import select
 import shutil
 import signal
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -114,6 +116,43 @@ class _Died(Exception):
     pass
 
 
+class _Forged(Exception):
+    """A reply the worker never sends: the submission wrote on the grader's channel itself."""
+
+
+MAX_REPLY_BYTES = 16 * 2**20
+ERROR_KINDS = ("compile_error", "runtime_error")
+
+
+def _numbers(x, n: int | None = None) -> bool:
+    return (isinstance(x, list) and (n is None or len(x) == n)
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in x))
+
+
+def _strings(x) -> bool:
+    return isinstance(x, list) and all(isinstance(v, str) for v in x)
+
+
+def check_reply(kind, body, expect: tuple[str, ...], n_calls: int | None = None) -> None:
+    """The worker's replies have a fixed shape; anything else was written by the submission, not by the worker."""
+    if kind not in expect + ERROR_KINDS:
+        raise _Forged(f"a {kind!r} reply where {' or '.join(expect)} was due")
+    if kind in ERROR_KINDS or kind == "probe":
+        ok = isinstance(body, str)
+    elif kind == "ready":
+        ok = isinstance(body, dict) and _strings(body.get("tamper"))
+    elif kind == "done":
+        ok = (isinstance(body, dict) and isinstance(body.get("returned"), bool) and _strings(body.get("forbidden"))
+              and _strings(body.get("moved")) and _strings(body.get("tamper")))
+    else:  # timed
+        ok = (isinstance(body, dict) and _numbers(body.get("host_s"), n_calls)
+              and (body.get("event_s") is None or _numbers(body.get("event_s"), n_calls))
+              and isinstance(body.get("overhead_s"), (int, float)) and _strings(body.get("moved"))
+              and _strings(body.get("tamper")))
+    if not ok:
+        raise _Forged(f"a malformed {kind!r} reply")
+
+
 class _Child:
     """The submission's process: `python -m gpu.worker` in a new session (its own process group), in the build
     folder, with its own environment; it connects back over a Unix socket with a per-grading key."""
@@ -171,7 +210,7 @@ class _Child:
         except Exception as exc:  # noqa: BLE001 - the IPC handle could not be made here
             self.transport_note = f"CUDA IPC unavailable here ({type(exc).__name__}: {exc})"[:300]
             self.conn.send(("probe", None))
-        _, answer = self.recv(timeout)
+        _, answer = self.recv(timeout, ("probe",))
         torch.cuda.synchronize()
         if answer == "ok" and bool((probe == 7).all()):
             self.transport = "direct"
@@ -208,21 +247,47 @@ class _Child:
                                                       "TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")}
         keep.update(PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", HOME="/home/kbench",
                     LANG="C.UTF-8")
-        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *python_runtime_dirs()], env=keep)
+        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *python_runtime_dirs()], env=keep,
+                          network=False)  # our sockets are paths in the file system: they still connect
         return argv, {"PATH": "/usr/bin:/bin"}
 
-    def recv(self, timeout: float):
-        if not self.conn.poll(max(timeout, 0.01)):
-            if self.proc.poll() is not None:
+    def _read(self, n: int, deadline: float, timeout: float) -> bytes:
+        """n bytes from the worker, or _Timeout at the deadline: a reply that starts and never ends must not hang
+        the grader (a blocking read would wait forever)."""
+        fd, buf = self.conn.fileno(), bytearray()
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Timeout(f"no answer within {timeout:.0f} s")
+            ready, _, _ = select.select([fd], [], [], min(left, 0.5))
+            if not ready:
+                if self.proc.poll() is not None and not select.select([fd], [], [], 0)[0]:
+                    raise _Died(self._death())
+                continue
+            try:
+                chunk = os.read(fd, n - len(buf))
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._wait(5)
                 raise _Died(self._death())
-            raise _Timeout(f"no answer within {timeout:.0f} s")
-        try:
-            return self.conn.recv()
-        except (EOFError, ConnectionError, OSError):
-            self._wait(5)
-            raise _Died(self._death()) from None
+            buf += chunk
+        return bytes(buf)
 
-    def request(self, msg: str, payload, timeout: float):
+    def recv(self, timeout: float, expect: tuple[str, ...] = ("ready",), n_calls: int | None = None):
+        """One reply: a length-framed JSON [kind, body] (never a pickle), checked against what was due."""
+        deadline = time.monotonic() + max(timeout, 0.01)
+        (size,) = struct.unpack("!i", self._read(4, deadline, timeout))
+        if size < 0 or size > MAX_REPLY_BYTES:
+            raise _Forged(f"a reply of {size} bytes")
+        try:
+            kind, body = json.loads(self._read(size, deadline, timeout))
+        except (ValueError, TypeError):
+            raise _Forged("a reply that is not the worker's JSON") from None
+        check_reply(kind, body, expect, n_calls)
+        return kind, body
+
+    def request(self, msg: str, payload, timeout: float, expect: tuple[str, ...], n_calls: int | None = None):
         if torch.cuda.is_initialized():
             torch.cuda.synchronize()  # the inputs and poison this process queued are complete before the kernel reads
         try:
@@ -230,7 +295,7 @@ class _Child:
         except (BrokenPipeError, ConnectionError, OSError):
             self._wait(5)
             raise _Died(self._death()) from None
-        return self.recv(timeout)
+        return self.recv(timeout, expect, n_calls)
 
     def _wait(self, s: float) -> None:
         try:
@@ -304,6 +369,22 @@ def detect_language(build: Path) -> str:
             if any(m == "triton" or m.startswith("triton.") for m in mods):
                 lang = "triton"
     return lang
+
+
+def _not_plain_files(src: Path) -> str | None:
+    """The first link or special file in a submission (the file itself, or anything in its folder), if any."""
+    if src.is_symlink():
+        return f"a link ({src.name} -> {os.readlink(src)})"
+    if not src.is_dir():
+        return None
+    for folder, dirs, files in os.walk(src):
+        for name in dirs + files:
+            p = Path(folder) / name
+            if p.is_symlink():
+                return f"a link ({p.relative_to(src)} -> {os.readlink(p)})"
+            if name in files and not p.is_file():
+                return f"a special file ({p.relative_to(src)})"
+    return None
 
 
 def triton_available() -> bool:
@@ -405,6 +486,10 @@ def grade(submission: Path | str, task: KernelTask | str, *, role: str = "candid
     build = Path(tempfile.mkdtemp(prefix=f"kgrade-{task.id}-"))
     try:
         src = Path(submission)
+        odd = _not_plain_files(src)
+        if odd:
+            return finish("compile_error", f"the submission holds {odd}: only plain files are graded (a link would "
+                                           "bring the grader's or the host's files into the build)")
         if src.is_dir():
             shutil.copytree(src, build, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", ".cache"))
         elif src.is_file():
@@ -485,7 +570,7 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
             return None
 
         try:
-            kind, body = child.recv(left(task.timeouts.compile_s))
+            kind, body = child.recv(left(task.timeouts.compile_s), ("ready",))
             if kind != "ready":
                 return tampered_reference() or finish(kind, f"build/import: {str(body).strip()[-1500:]}")
             v = verdict_of(kind, body, "import")
@@ -499,7 +584,7 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
                     for _ in range(cfg.seeds):
                         case = _Case(task, ref, shape, int(rng.randint(0, 2**62, 1)), dist, dev)
                         wire = child.to_wire(case.args)
-                        kind, body = child.request("call", wire, left(task.timeouts.call_s))
+                        kind, body = child.request("call", wire, left(task.timeouts.call_s), ("done",))
                         v = verdict_of(kind, body, f"{group} shape {shape}, {dist} inputs")
                         if v:
                             return tampered_reference() or v
@@ -529,7 +614,7 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
                 payload = {"sets": wires, "inits": [child.to_wire(c.inits) for c in cases], "n_calls": n_calls,
                            "outputs": list(task.outputs), "inplace": list(task.inplace)}
                 w0 = time.monotonic()
-                kind, body = child.request("time", payload, left(task.timeouts.call_s * 4))
+                kind, body = child.request("time", payload, left(task.timeouts.call_s * 4), ("timed",), n_calls)
                 wall = time.monotonic() - w0
                 v = verdict_of(kind, body, f"timing {group} shape {shape}")
                 if v:
@@ -562,6 +647,9 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
             return tampered_reference() or finish("timeout", str(exc))
         except _Died as exc:
             return tampered_reference() or finish("runtime_error", str(exc))
+        except _Forged as exc:
+            return tampered_reference() or finish(
+                "cheat_rejected", f"the grader received {exc}: the submission wrote on the grader's channel")
     finally:
         child.close(graceful=dev == "cuda")
 

@@ -107,7 +107,7 @@ def test_adversarial_fixture_is_rejected(graded, path):
 
 def test_every_cheat_ends_incorrect_or_rejected():
     """The fixtures the issue names all expect incorrect or cheat_rejected (the others test plain failures)."""
-    plain = {"syntax_error", "hang", "crash", "cuda_extension"}
+    plain = {"syntax_error", "hang", "crash", "cuda_extension", "half_reply"}  # half_reply: the grader must not hang
     for f in FIXTURE_FILES:
         if f.stem not in plain:
             assert fixture_meta(f)["expect"] <= {"incorrect", "cheat_rejected"}, f.name
@@ -372,3 +372,25 @@ def test_unsandboxed_worker_cannot_leave_the_grader_changed(tmp_path):
     assert not (private / "planted.py").exists()
     honest = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32", private_root=private, config=loose)
     assert honest["status"] == "skipped_no_gpu" and honest["correctness"]["passed"]  # no false alarm after the fix
+
+
+def test_the_grader_never_runs_what_the_submission_sends(graded):
+    """The pickle_reply fixture answers with a pickle that would run code in the grader; replies are JSON only."""
+    r = graded[("fixture", "pickle_reply")]
+    assert r["status"] == "cheat_rejected" and "channel" in r["reason"], r["reason"]
+    assert not graded["_private_target"].with_name("pwned").exists()
+    assert "forged_status" in {k[1] for k in graded if k[0] == "fixture"}
+
+
+def test_a_submission_with_links_is_refused(tmp_path):
+    """A folder submission with a link into the grader (or the host) would bring those files into the build."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "kernel.py").write_text((KNOWN_GOOD / "softmax_fp32" / "kernel.py").read_text())
+    (sub / "peek").symlink_to(PRIVATE_DIR)
+    r = grade(sub, "softmax_fp32")
+    assert r["status"] == "compile_error" and "a link (peek ->" in r["reason"]
+    link = tmp_path / "kernel.py"
+    link.symlink_to(PRIVATE_DIR / "softmax_fp32" / "reference.py")
+    r = grade(link, "softmax_fp32")
+    assert r["status"] == "compile_error" and "a link" in r["reason"]
