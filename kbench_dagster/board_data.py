@@ -62,8 +62,11 @@ SELECT model, agent, condition, server, run_id, task,
        count(*) FILTER (WHERE outcome = 'pass' AND NOT COALESCE(agent_timeout, false)) AS usable,
        count(*) FILTER (WHERE outcome IN {SCORED_SQL} AND outcome <> 'timeout'
                         AND NOT COALESCE(agent_timeout, false)) AS completed,
-       list(struct_pack(s := seed, p := (outcome = 'pass')::INTEGER) ORDER BY seed)
-           FILTER (WHERE outcome IN {SCORED_SQL}) AS seed_passes,
+       -- per seed, as bits (seeds 0..62; a list per row costs the board its time budget): scored, and passed
+       bit_or(CASE WHEN seed BETWEEN 0 AND 62 THEN 1::BIGINT << seed END) FILTER (WHERE outcome IN {SCORED_SQL})
+           AS seeds_scored,
+       bit_or(CASE WHEN seed BETWEEN 0 AND 62 THEN 1::BIGINT << seed END) FILTER (WHERE outcome = 'pass')
+           AS seeds_passed,
        count(*) AS rows, sum(duration_s::DECIMAL(18, 3)) AS time_s,  -- exact: the same on every rebuild
        count(duration_s) AS time_n, sum(turns) AS turns,
        count(turns) AS turns_n, sum(output_tokens) AS out_tok, count(output_tokens) AS out_n,
@@ -137,8 +140,12 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
                                             **{k: 0 for k in TASK_COUNTS}}
         for k in TASK_COUNTS:
             t[k] += row[k]
-        for sp in row["seed_passes"] or []:  # per seed, for McNemar on the seed a pair of models shares most
-            t["seeds"][sp["s"]] = max(t["seeds"].get(sp["s"], 0), sp["p"])
+        scored, passed = row["seeds_scored"] or 0, row["seeds_passed"] or 0
+        while scored:  # per seed, for McNemar on the seed a pair of models shares most
+            bit = scored & -scored
+            seed_no = bit.bit_length() - 1
+            t["seeds"][seed_no] = max(t["seeds"].get(seed_no, 0), int(bool(passed & bit)))
+            scored ^= bit
         m = mech.get(key)
         if m is None:
             m = mech[key] = {**{k: row[k] for k in GROUP_KEYS}, **{k: 0 for k in GROUP_SUMS},
