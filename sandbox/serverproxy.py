@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
+import socketserver
+import tempfile
 import threading
 import urllib.parse
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
@@ -64,6 +68,14 @@ class _Watch:
         return None
 
 
+class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def get_request(self):
+        conn, _ = super().get_request()
+        return conn, ("sandbox", 0)  # handlers expect an (address, port) pair
+
+
 class ServerProxy:
     def __init__(self, upstream: str, api_key: str | None = None):
         self.upstream = urllib.parse.urlsplit(upstream.rstrip("/"))
@@ -88,6 +100,14 @@ class ServerProxy:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # The same proxy on a Unix socket, for sandboxes without a network (sandbox/netrelay.py relays to it). The
+        # sandboxed session runs as another uid, so the socket is open to all, as the loopback port already is.
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="kbench-proxy-"))
+        self.socket_dir.chmod(0o755)
+        self.socket_path = self.socket_dir / "proxy.sock"
+        self.unix_server = _UnixHTTPServer(str(self.socket_path), Handler)
+        self.socket_path.chmod(0o666)
+        self.unix_thread = threading.Thread(target=self.unix_server.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
@@ -174,8 +194,12 @@ class ServerProxy:
 
     def __enter__(self) -> ServerProxy:
         self.thread.start()
+        self.unix_thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+        self.unix_server.shutdown()
+        self.unix_server.server_close()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)

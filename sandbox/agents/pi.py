@@ -14,7 +14,7 @@ from sandbox.agents.builtin import SYSTEM_PROMPT
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.conditions import CONDITIONS, Condition
-from sandbox.isolation import IsolationConfig
+from sandbox.isolation import IsolationConfig, sandbox_python
 from sandbox.limits import MB, Limits
 from sandbox.runner import run_session
 from sandbox.serverproxy import ServerProxy
@@ -25,6 +25,10 @@ DEFAULT_NODE_MODULES = REPO_ROOT / "node_modules"
 INSIDE_NODE_MODULES = "/opt/kbench/node_modules"
 INSIDE_AGENT_DIR = "/opt/kbench/pi-agent"
 INSIDE_EXTENSIONS = "/opt/kbench/extensions"
+INSIDE_RELAY = "/opt/kbench/netrelay.py"
+INSIDE_PROXY_DIR = "/opt/kbench/proxy"
+INSIDE_PROXY_PORT = 18080  # in the session's own network namespace: nothing else listens there
+RELAY = Path(__file__).resolve().parents[1] / "netrelay.py"
 # Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking.
 COMPAT = {"supportsDeveloperRole": False, "supportsReasoningEffort": False, "supportsStore": False,
           "maxTokensField": "max_tokens", "thinkingFormat": "qwen-chat-template"}
@@ -154,12 +158,17 @@ class PiAgent:
         # The run's record names the real server; this session's copy points pi at this process's proxy.
         models = json.loads((own_agent_dir / "models.json").read_text())
         for provider in models["providers"].values():
-            provider["baseUrl"] = self.proxy.url
+            # Under bwrap pi has no network: it reaches the proxy through the relay's port in its own namespace.
+            provider["baseUrl"] = f"http://127.0.0.1:{INSIDE_PROXY_PORT}/v1" if bwrap else self.proxy.url
         (own_agent_dir / "models.json").write_text(json.dumps(models, indent=2))
         modules = INSIDE_NODE_MODULES if bwrap else str(self.node_modules)
         agent_dir = INSIDE_AGENT_DIR if bwrap else str(own_agent_dir)
         binds: list = [(self.node_modules, INSIDE_NODE_MODULES)]
-        cmd = ["node", f"{modules}/{PI_PACKAGE}/dist/cli.js", "-p", "--no-session", "--mode", "json",
+        relay = [sandbox_python(), INSIDE_RELAY, f"{INSIDE_PROXY_DIR}/{self.proxy.socket_path.name}",
+                 str(INSIDE_PROXY_PORT), "--"] if bwrap else []
+        if bwrap:
+            binds += [(RELAY, INSIDE_RELAY), (self.proxy.socket_dir, INSIDE_PROXY_DIR)]
+        cmd = relay + ["node", f"{modules}/{PI_PACKAGE}/dist/cli.js", "-p", "--no-session", "--mode", "json",
                "--provider", f"kb-{cond.name}", "--model", self.model, "--thinking", cond.thinking]
         if cond.extension:
             ext = Path(cond.extension)
@@ -171,7 +180,7 @@ class PiAgent:
         res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
                           env={"PI_CODING_AGENT_DIR": agent_dir, "KBENCH_PI_KEY": token},
                           output_path=raw, ro_binds=binds if bwrap else [], log_path=log_path, label="pi",
-                          rw_binds=[(own_agent_dir, INSIDE_AGENT_DIR)] if bwrap else [])
+                          rw_binds=[(own_agent_dir, INSIDE_AGENT_DIR)] if bwrap else [], network=not bwrap)
         shutil.rmtree(session_dir, ignore_errors=True)
         lines = raw.read_text(encoding="utf-8", errors="replace").splitlines() if raw.exists() else []
         raw.unlink(missing_ok=True)
