@@ -64,6 +64,30 @@ def time_calls(call: Callable[[int], object], prepare: Callable[[int], object], 
     return {"event_s": None, "host_s": host, "overhead_s": 0.0}
 
 
+def time_one(call: Callable[[], object], device: str, flush: torch.Tensor | None = None) -> tuple[float | None, float]:
+    """One call, already prepared: (device-event seconds or None on a CPU, synchronised host seconds)."""
+    if device == "cuda":
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        _cuda_sync()
+        t0 = _clock()
+        if flush is not None:
+            flush.zero_()
+        start.record()
+        call()
+        end.record()
+        _cuda_sync()
+        host = (_clock() - t0) / 1e9
+        return start.elapsed_time(end) / 1e3, host
+    t0 = _clock()
+    call()
+    return None, (_clock() - t0) / 1e9
+
+
+def host_overhead(device: str, flush: torch.Tensor | None) -> float:
+    """The synchronised host time of an empty timed region (0 on a CPU)."""
+    return _host_overhead_cuda(flush) if device == "cuda" else 0.0
+
+
 def _host_overhead_cuda(flush: torch.Tensor | None, n: int = 25) -> float:
     """Median host time of the timed region without the call: the flush, two event records, a synchronise."""
     out = []
@@ -78,6 +102,12 @@ def _host_overhead_cuda(flush: torch.Tensor | None, n: int = 25) -> float:
         _cuda_sync()
         out.append((_clock() - t0) / 1e9)
     return statistics.median(out)
+
+
+def sample(event_s: float | None, host_s: float, overhead_s: float) -> float:
+    """One call's seconds: the device-event time, unless the synchronised host clock saw more (work left on a side
+    stream), in which case the host time less its empty-region overhead."""
+    return host_s if event_s is None else max(event_s, host_s - overhead_s)
 
 
 def samples_from(timed: dict, warmup: int) -> list[float]:

@@ -149,6 +149,13 @@ def serve(conn, cfg: dict) -> None:
     if device == "cuda":
         torch.cuda.init()
     staged = _agree_transport(conn, cfg) == "staged"
+    while True:  # round trips the grader times before the submission exists, then the word to import it
+        msg, _ = conn.recv()
+        if msg != "ping":
+            break
+        _reply(conn, "pong", "")
+    if msg != "import":
+        return
     with OpWatch({"aten::_no_such_op"}):  # first use imports what the mode needs: before the snapshot, not after
         torch.zeros(1).add_(1)
     snap = Snapshot()
@@ -167,6 +174,7 @@ def serve(conn, cfg: dict) -> None:
     _reply(conn, "ready", {"tamper": snap.changed()})
     forbidden = set(cfg["forbidden"])
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    sets, wire_sets, ptrs, poison, flush = [], [], [], [], None
     while True:
         try:
             msg, payload = conn.recv()
@@ -198,31 +206,31 @@ def serve(conn, cfg: dict) -> None:
                     _stage_out(payload, args)
                 _reply(conn, "done", {"returned": ret is not None, "forbidden": sorted(watch.hits),
                                       "moved": moved, "tamper": snap.changed()})
-            elif msg == "time":
-                sets, inits, n_calls = payload["sets"], payload["inits"], payload["n_calls"]
-                if staged:
-                    wire_sets = sets
-                    sets = [_stage_in(x, device) for x in wire_sets]
-                    inits = [_stage_in(x, device) for x in inits]
-                poison = [n for n in payload["outputs"] if n not in payload["inplace"]]
+            elif msg == "time_setup":
+                # The rotating buffers for one shape. The grader writes fresh inputs into a buffer before each call,
+                # so no answer can be prepared ahead or replayed; it validates a secret subset of calls.
+                wire_sets, poison = payload["sets"], [n for n in payload["outputs"] if n not in payload["inplace"]]
+                sets = [_stage_in(x, device) for x in wire_sets] if staged else wire_sets
+                ptrs = [_ptrs(x) for x in sets]
                 flush = timing.flush_buffer(device)
-                nsets = len(sets)
-
-                def prepare(k: int) -> None:
-                    s = k % nsets
-                    for n in poison:
-                        timing.poison_(sets[s][n])
-                    for n, t in inits[s].items():  # in-place outputs start again from the input
-                        sets[s][n].copy_(t)
-
-                before = [_ptrs(s) for s in sets]
-                timed = timing.time_calls(lambda k: fn(**sets[k % nsets]), prepare, n_calls, device, flush)
+                _reply(conn, "set", {"overhead_s": timing.host_overhead(device, flush), "tamper": snap.changed()})
+            elif msg == "time1":
+                k = payload["set"]
+                args = sets[k]
+                if staged:  # this call's fresh inputs, from the grader's host copy
+                    for n, t in args.items():
+                        if isinstance(t, torch.Tensor) and n not in poison:
+                            t.copy_(wire_sets[k][n])
+                for n in poison:
+                    timing.poison_(args[n])
+                event_s, host_s = timing.time_one(lambda: fn(**args), device, flush)
                 sync()
-                moved = sorted({n for s, b in zip(sets, before) for n in s if _ptrs(s)[n] != b[n]})
+                now = _ptrs(args)
+                moved = sorted(n for n in args if now[n] != ptrs[k][n])
                 if staged and not moved:
-                    for wire, local in zip(wire_sets, sets):
-                        _stage_out(wire, local)
-                _reply(conn, "timed", {**timed, "moved": moved, "tamper": snap.changed()})
+                    _stage_out(wire_sets[k], args)
+                _reply(conn, "timed1", {"event_s": event_s, "host_s": host_s, "moved": moved,
+                                        "tamper": snap.changed()})
             else:
                 _reply(conn, "runtime_error", f"unknown request {msg!r}")
         except BaseException as exc:  # noqa: BLE001 - the kernel's failure is the answer
