@@ -83,7 +83,9 @@ def grade(
         limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
         result = run_session(
             [sandbox_python(), "-B", "-E", "-s", str(test_file)], workdir, limits=limits, cfg=cfg,
-            output_path=output_path, ro_binds=[hidden], log_path=log_path, label=f"test:{task.id}",
+            # writable, so the harness can empty it (all but itself) before any agent code runs: agent code runs
+            # as the same user as the test and must not find the test's source or data there
+            output_path=output_path, rw_binds=[(hidden, str(hidden))], log_path=log_path, label=f"test:{task.id}",
             stdin_data=(nonce + "\n").encode(),
             network=False,  # agent code runs here with the hidden test in reach: nothing may leave the sandbox
         )

@@ -201,3 +201,111 @@ def test_exit_inside_a_call_is_a_crash(work):
     g, _, text = _grade(work, "clamp", {"clamp.py": "import sys\n\ndef clamp(x, low, high):\n    sys.exit(0)\n"})
     assert g.outcome == "crash", text
 
+
+
+READ_THE_TEST = r'''
+import glob, os, sys
+
+HERE = os.path.dirname(os.path.abspath(sys.argv[0]))  # the folder of the harness this process was started from
+FOUND = sorted(glob.glob(os.path.join(HERE, "*")))
+SOURCE = "".join(open(p, errors="replace").read() for p in FOUND if os.path.isfile(p) and not p.endswith("kbtest.py"))
+
+def clamp(x, low, high):
+    raise ValueError("saw %d files beside the harness: %s; %d chars of them" % (len(FOUND), FOUND, len(SOURCE)))
+'''
+
+
+def test_agent_code_finds_no_test_source_or_data_beside_the_harness(work):
+    """The hidden test and its data sit in the grader's private folder, mounted for the test; agent code runs as
+    the same user. The harness empties that folder (all but itself) before any agent code starts."""
+    g, _, text = _grade(work, "clamp", {"clamp.py": READ_THE_TEST}, name="reader")
+    assert g.outcome in ("wrong", "crash"), text
+    assert "saw 1 files beside the harness" in text and "; 0 chars of them" in text, text
+    assert "same(" not in text and "canary" not in text
+
+
+def test_a_command_task_cannot_read_its_test_either(work):
+    """A shell task's program looks for the test through its parent's command line: gone by the time it runs."""
+    script = ("#!/bin/bash\n"
+              "t=$(tr '\\0' ' ' < /proc/$PPID/cmdline | grep -o '[^ ]*test_task.py')\n"
+              "if [ -n \"$t\" ] && [ -r \"$t\" ]; then echo LEAKED; cat \"$t\" | head -c 200; else echo hidden; fi\n")
+    g, _, text = _grade(work, "hellosh", {"hello.sh": script}, name="shell")
+    assert g.outcome != "pass"
+    assert "LEAKED" not in text
+
+
+def test_a_dead_agent_process_is_a_crash_even_if_its_fork_holds_the_pipe(work):
+    """The agent's process dies inside a call after forking a helper that keeps the reply pipe open: the judge sees
+    the death at once (a crash, as when agent code ran in the judge), not a silence until the test times out."""
+    agent = ("import os, time\n"
+             "if os.fork() == 0:\n    time.sleep(120)\n    os._exit(0)\n\n"
+             "def clamp(x, low, high):\n    os._exit(3)\n")
+    g, _, text = _grade(work, "clamp", {"clamp.py": agent}, name="forked")
+    assert g.outcome == "crash", text
+    assert g.duration_s < 30
+
+
+PIPELINE_TEST = '''
+import kbtest as kb
+
+m = kb.load("agent.py")
+
+
+@kb.case
+def agent_calls_made_by_c_code_are_answered():
+    out = []
+    out.extend(map(m.double, [1, 2, 3]))  # the statement's own value is thrown away; map's calls are not
+    kb.eq(out, [2, 4, 6], "extend(map(...))")
+    xs = [3, 1, 2]
+    b = m.Box()
+    xs.sort(key=b.key)
+    kb.eq(xs, [1, 2, 3], "sort(key=agent method)")
+
+
+@kb.case
+def statements_that_discard_a_value_still_run_in_order():
+    s = m.Box()
+    for i in range(50):
+        s.push(i * 2)
+    kb.eq(len(s), 50, "len after pushes")
+    kb.eq(s.last(), 98, "last pushed")
+
+kb.main()
+'''
+
+PIPELINE_AGENT = '''
+def double(x):
+    return 2 * x
+
+class Box:
+    def __init__(self):
+        self.items = []
+    def push(self, x):
+        self.items.append(x)
+    def last(self):
+        return self.items[-1]
+    def __len__(self):
+        return len(self.items)
+    def key(self, x):
+        return x
+'''
+
+
+def test_calls_whose_value_is_thrown_away_are_only_pipelined_when_nothing_can_use_them(tmp_path):
+    """Pipelining (not waiting for a call whose value the statement discards) keeps 10^5-call tests fast; a call
+    that C code makes inside such a statement (map, a sort key) must still be answered."""
+    import subprocess
+    import sys
+
+    from sandbox.grading import HARNESS
+
+    hidden, wd = tmp_path / "hidden", tmp_path / "work"
+    hidden.mkdir()
+    wd.mkdir()
+    (hidden / "kbtest.py").write_text(HARNESS.read_text())
+    (hidden / "test_task.py").write_text(PIPELINE_TEST)
+    (wd / "agent.py").write_text(PIPELINE_AGENT)
+    p = subprocess.run([sys.executable, "-B", "-E", "-s", str(hidden / "test_task.py")], cwd=wd, input=NONCE + "\n",
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and f"KBTEST-RESULT {NONCE} pass" in p.stdout, p.stdout + p.stderr
+    assert sorted(q.name for q in hidden.iterdir()) == ["kbtest.py"]  # and the test hid itself before agent code

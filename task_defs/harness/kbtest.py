@@ -24,6 +24,8 @@ import builtins
 import json
 import os
 import pathlib
+import select
+import shutil
 import subprocess
 import sys
 import traceback
@@ -322,33 +324,60 @@ _CODE_INFO = {}
 _FORWARD_DUNDERS = {"__name__", "__qualname__", "__doc__", "__module__"}
 
 
+_PLAIN_ARGS = {"LOAD_FAST", "LOAD_CONST", "BINARY_OP", "UNARY_NEGATIVE"}
+
+
+def _callee(ins, i):
+    """The name a CALL at ins[i] calls, when it is `obj.method(...)` or `len(...)` with arguments made only of
+    local variables, constants and arithmetic; else None. `s.push(n - i)` gives "push", `len(s)` gives "len";
+    `out.extend(map(f, xs))` or `xs.sort(key=b.key)` give None: C code in between could be what calls the agent,
+    and its value would be wanted."""
+    j = i - 1
+    if j >= 0 and ins[j].opname == "PRECALL":
+        j -= 1
+    while j >= 0 and ins[j].opname in _PLAIN_ARGS:
+        j -= 1
+    if j < 0:
+        return None
+    b = ins[j]
+    if b.opname == "LOAD_METHOD":
+        return b.argval
+    if b.opname in ("LOAD_GLOBAL", "LOAD_NAME") and b.argval == "len":
+        return "len"
+    return None
+
+
 def _code_info(code):
-    """(offsets of CALLs whose value is popped at once, [start, end) ranges covered by try/with handlers)."""
+    """({offset of a CALL whose value is popped at once: the name it calls}, [start, end) ranges covered by
+    try/with handlers)."""
     info = _CODE_INFO.get(code)
     if info is None:
         try:
             import dis
             ins = list(dis.get_instructions(code))
-            drops = set()
+            drops = {}
             for i, a in enumerate(ins[:-1]):
                 if a.opname == "CALL" and ins[i + 1].opname == "POP_TOP":
-                    drops.add(a.offset)
+                    name = _callee(ins, i)
+                    if name is None:
+                        continue
+                    drops[a.offset] = name
                     if i and ins[i - 1].opname == "PRECALL":  # 3.11 runs len(x) inside a specialised PRECALL
-                        drops.add(ins[i - 1].offset)
+                        drops[ins[i - 1].offset] = name
             guarded = [(e.start, e.end) for e in dis._parse_exception_table(code)]
         except Exception:  # another Python: never guess, always wait
-            drops, guarded = set(), []
+            drops, guarded = {}, []
         info = _CODE_INFO[code] = (drops, guarded)
     return info
 
 
-def _dropped(frame):
+def _dropped(frame, name):
     """True when a call from `frame` need not be waited for: its value is thrown away (a statement like
     `s.push(x)` or `len(s)`), it runs inside a kb.main() case, and no try/with in any frame up to main()
     could see its exception. Pipelining those keeps tests that make ~10^5 calls fast; anything used, or
     anything that could be caught, waits for its answer as before."""
     drops, guarded = _code_info(frame.f_code)
-    if frame.f_lasti not in drops:
+    if drops.get(frame.f_lasti) != name:  # not a statement that calls exactly this (len, or this method) itself
         return False
     while True:
         lasti = frame.f_lasti
@@ -496,7 +525,7 @@ class _Child:
                                      pass_fds=(req_r, rep_w))
         os.close(req_r)
         os.close(rep_w)
-        self.rfile = os.fdopen(self.rep_r, "rb")
+        self.inbuf = bytearray()
         _CHILDREN.append(self)
 
     def kill(self):
@@ -544,7 +573,7 @@ class _Child:
             a = [enc.value(x) for x in args]
             kw = {k: enc.value(v) for k, v in kwargs.items()} if kwargs else None
             nodes, sent = enc.drain(), enc.objs
-        if (frame is not None and op in "mcd" and not self.jobjs and _dropped(frame)
+        if (frame is not None and op in "md" and not self.jobjs and _dropped(frame, name)
                 and not any(type(o) in _MUTABLE for o in sent)):
             # Nothing can come back: no argument to update, no stand-in to call back, no value wanted.
             self.out.append(_dumps([op.upper(), target, name, a, kw, nodes]) + "\n")
@@ -599,10 +628,27 @@ class _Child:
         self.dead = "the agent's process sent a malformed message (%s)" % (why,)
         raise Crash(self.dead)
 
+    def _readline(self):
+        """One line from the agent's process, or what is left when it is gone. Not a plain readline: a process the
+        agent forked may hold the pipe open after the agent's own process died, and end of input would never come;
+        so while waiting, the agent's process is looked at twice a second."""
+        while b"\n" not in self.inbuf:
+            ready, _, _ = select.select([self.rep_r], [], [], 0.5)
+            if ready:
+                chunk = os.read(self.rep_r, 65536)
+                if not chunk:
+                    break
+                self.inbuf += chunk
+            elif self.proc.poll() is not None and not select.select([self.rep_r], [], [], 0)[0]:
+                break
+        cut = self.inbuf.find(b"\n") + 1 or len(self.inbuf)
+        line, self.inbuf = bytes(self.inbuf[:cut]), self.inbuf[cut:]
+        return line
+
     def _wait(self, sent):
         """Read until the answer comes; serve the agent's calls back into judge objects meanwhile."""
         while True:
-            line = self.rfile.readline()
+            line = self._readline()
             if not line.endswith(b"\n"):
                 self._gone()
             try:
@@ -775,8 +821,37 @@ def _raise_remote(info):
     raise exc from _RemoteTraceback(info["tb"])
 
 
+_TESTS_HIDDEN = []
+
+
+def _hide_tests():
+    """Called before any agent code runs in this grading (load, run, node): the grader's private folder holding
+    this test and its data loses everything but this harness. Agent code runs as the same user as the test, so
+    only absence keeps it from reading the test's source or expected data; the test has read what it needs by
+    now (its module level has run). Only in that folder, beside the running test: never anywhere else."""
+    if _TESTS_HIDDEN:
+        return
+    _TESTS_HIDDEN.append(True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    main_file = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.dirname(main_file) != here:
+        return  # not started by the grader (the harness imported from elsewhere): nothing to hide
+    for name in os.listdir(here):
+        if name == os.path.basename(__file__):
+            continue
+        p = os.path.join(here, name)
+        try:
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+        except OSError as exc:
+            sys.stderr.write("kbtest: could not hide %s from agent code: %s\n" % (name, exc))
+
+
 def load(filename, modname=None):
     """Import the agent's Python file in a process of its own; any failure is a crash. Returns a proxy."""
+    _hide_tests()
     modname = modname or os.path.splitext(os.path.basename(filename))[0]
     child = _Child(filename, modname)
     try:
@@ -806,6 +881,7 @@ def _sync_children():
 
 def run(args, stdin=None, timeout=20, env=None):
     """Run a command in the work folder; returns (returncode, stdout, stderr)."""
+    _hide_tests()
     full_env = dict(os.environ)
     full_env.update(env or {})
     try:
@@ -821,6 +897,7 @@ def node(filename, expr, timeout=20):
 
     The value travels on a marked line, so anything the agent's module prints cannot garble it.
     """
+    _hide_tests()
     script = (
         "let m; try { m = require(%s); } catch (e) { console.error(String(e && e.stack || e)); process.exit(97); }\n"
         "const send = (o) => process.stdout.write('\\n' + %s + JSON.stringify(o) + '\\n');\n"

@@ -21,9 +21,14 @@ OTHER = sorted(r for r in ORIGINAL if not r.endswith(".txt"))
 TRICKY = ["guide/my notes.txt", ".drafts/wip.txt", "legacy/latin1.txt", "legacy/dos.txt", "legacy/noeol.txt"]
 
 
+ORIGINAL_BYTES = {}
+for _rel, _full in ORIGINAL.items():  # read now: the harness removes this folder before any agent code runs
+    with open(_full, "rb") as fh:
+        ORIGINAL_BYTES[_rel] = fh.read()
+
+
 def original(rel):
-    with open(ORIGINAL[rel], "rb") as fh:
-        return fh.read()
+    return ORIGINAL_BYTES[rel]
 
 
 def current(rel):
