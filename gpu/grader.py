@@ -307,7 +307,7 @@ class _Child:
             raise _Forged(f"a reply of {size} bytes")
         try:
             kind, body = json.loads(self._read(size, deadline, timeout))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):  # nested past the parser's depth: not the worker's either
             raise _Forged("a reply that is not the worker's JSON") from None
         check_reply(kind, body, expect, n_calls)
         return kind, body
@@ -468,13 +468,16 @@ class _Case:
         """Fresh values into this case's own input tensors (the buffers the worker holds); with `expect`, the
         expected outputs and pristine copies for them too. Plain-number inputs stay as they were."""
         fresh = ref.make_inputs(dict(shape), Rand(seed, dist, dev))
+        mine = {n: fresh[n] if isinstance(self.inputs[n], torch.Tensor) else self.inputs[n] for n in task.inputs}
         for n in task.inputs:
             if isinstance(self.inputs[n], torch.Tensor):
-                self.inputs[n].copy_(fresh[n])
+                self.inputs[n].copy_(mine[n])
         if expect:
-            self.pristine = {n: _copy(t) for n, t in self.inputs.items()}
+            # From the grader's own fresh tensors, never read back from the shared buffers: a thread of the
+            # submission's could rewrite those between the write and the read (to inputs it finds easy).
+            self.pristine = {n: _copy(t) for n, t in mine.items()}
             with torch.no_grad():
-                want = _as_tuple(ref.reference(**{n: _copy(t) for n, t in self.inputs.items()}))
+                want = _as_tuple(ref.reference(**{n: _copy(t) for n, t in mine.items()}))
             self.expected = dict(zip(task.outputs, want))
 
     def check(self, task: KernelTask) -> str | None:
@@ -559,6 +562,13 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
     # In the sandbox the worker sees none of the grader's files, so only this task's reference is re-checked; out
     # of it (on a GPU, for now) it runs with our rights, so every file of ours is.
     guard = FileGuard([ref_path] if cfg.sandboxed else [Path(__file__).parent, ref_path.parent.parent])
+    try:
+        return _grade_guarded(task, role, dev, cfg, build, entry_file, interpret, result, finish, ref_path, guard)
+    finally:
+        guard.restore()  # whatever ended the grading, even an exception, no edit of ours outlives it
+
+
+def _grade_guarded(task, role, dev, cfg, build, entry_file, interpret, result, finish, ref_path, guard) -> dict:
     ref = _load_private(ref_path)
     cache = build / ".cache"
     env = {
@@ -740,9 +750,11 @@ def _grade_in_child(task, role, dev, cfg, build, entry_file, interpret, private_
 
 
 def _time_eager(task: KernelTask, ref, cases: list[_Case], cfg: GradeConfig, dev: str, flush) -> float:
-    """Median time of the private reference (eager torch) on the same input sets, for the 10x audit flag."""
+    """Median time of the private reference (eager torch), for the 10x audit flag, on the grader's own copies of
+    the sets' inputs: the shared buffers are the submission's to scribble on."""
+    sets = [{n: _copy(t) for n, t in c.pristine.items()} for c in cases]
     with torch.no_grad():
         fn = getattr(ref, "eager", ref.reference)
-        timed = timing.time_calls(lambda k: fn(**cases[k % len(cases)].inputs), lambda k: None,
+        timed = timing.time_calls(lambda k: fn(**sets[k % len(sets)]), lambda k: None,
                                   cfg.warmup + cfg.eager_samples, dev, flush)
     return statistics.median(timing.samples_from(timed, cfg.warmup))

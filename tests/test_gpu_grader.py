@@ -4,6 +4,7 @@ session, four at a time (each is its own process), and the tests read their resu
 
 import dataclasses
 import json
+import math
 import os
 import shutil
 import textwrap
@@ -394,3 +395,51 @@ def test_a_submission_with_links_is_refused(tmp_path):
     link.symlink_to(PRIVATE_DIR / "softmax_fp32" / "reference.py")
     r = grade(link, "softmax_fp32")
     assert r["status"] == "compile_error" and "a link" in r["reason"]
+
+
+def test_an_exception_mid_grading_still_restores_the_graders_files(tmp_path, monkeypatch):
+    """Out of the sandbox a submission edits another task's private reference; whatever ends the grading, even an
+    exception that escapes it, the edit does not outlive it."""
+    private = tmp_path / "private"
+    shutil.copytree(PRIVATE_DIR, private)
+    victim = private / "gemm_bf16" / "reference.py"
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(f"from pathlib import Path\nPath({str(victim)!r}).write_text('broken')\n\n"
+                      "def kernel(x, out):\n    e = (x - x.amax(-1, keepdim=True)).exp()\n"
+                      "    out.copy_(e / e.sum(-1, keepdim=True))\n")
+
+    def boom(*a, **k):
+        raise RuntimeError("the grader failed")
+
+    monkeypatch.setattr(grader, "_time_eager", boom)
+    loose = dataclasses.replace(grader.GradeConfig.for_device("cpu"), sandboxed=False)
+    with pytest.raises(RuntimeError, match="the grader failed"):
+        grade(kernel, "softmax_fp32", private_root=private, config=loose)
+    assert victim.read_bytes() == (PRIVATE_DIR / "gemm_bf16" / "reference.py").read_bytes()
+
+
+def test_scribbling_on_the_other_buffers_cannot_break_the_eager_baseline(tmp_path):
+    """Each timed call also writes an out-of-range class index into every other rotating buffer (the grader's own
+    shared tensors). The grader times its eager reference on its own copies, so the grading ends with a status."""
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(textwrap.dedent("""
+        import sys
+        import torch
+
+
+        def kernel(logits, target, loss):
+            x = logits.float()
+            m = x.amax(dim=-1, keepdim=True)
+            lse = (x - m).exp().sum(dim=-1).log() + m.squeeze(-1)
+            loss.copy_(lse - x.gather(1, target[:, None].long()).squeeze(1))
+            f = sys._getframe(1)
+            while f is not None and "sets" not in f.f_locals:
+                f = f.f_back
+            if f is not None and f.f_locals.get("msg") == "time1":
+                for s in f.f_locals["sets"]:
+                    if s["target"] is not target:
+                        s["target"].fill_(10**9)
+    """))
+    r = grade(kernel, "cross_entropy_bf16")
+    assert r["status"] in ("ok", "flagged", "incorrect"), r["reason"]
+    assert all(math.isfinite(s["eager_median_s"]) for s in r["shapes"])
