@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Literal
 
 from task_defs.loader import HARNESS
+
+PRIVATE_DIR_ENV = "KBTEST_PRIVATE_DIR"  # kbtest.py reads the same name
 from task_defs.models import Task
 from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
 from sandbox.limits import TEST_LIMITS, Limits
@@ -88,6 +90,7 @@ def grade(
             output_path=output_path, rw_binds=[(hidden, str(hidden))], log_path=log_path, label=f"test:{task.id}",
             stdin_data=(nonce + "\n").encode(),
             network=False,  # agent code runs here with the hidden test in reach: nothing may leave the sandbox
+            env={PRIVATE_DIR_ENV: str(test_file.parent)},  # the one folder the harness may empty
         )
     finally:
         shutil.rmtree(hidden, ignore_errors=True)

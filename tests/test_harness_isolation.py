@@ -1,6 +1,8 @@
 """The judge (the harness process holding the nonce) never runs agent code, and nothing the agent starts can
 read its memory. Each test grades a hostile agent file against a real kbench task with the real grader."""
 
+import os
+
 import pytest
 
 import sandbox.grading as grading
@@ -305,7 +307,12 @@ def test_calls_whose_value_is_thrown_away_are_only_pipelined_when_nothing_can_us
     (hidden / "kbtest.py").write_text(HARNESS.read_text())
     (hidden / "test_task.py").write_text(PIPELINE_TEST)
     (wd / "agent.py").write_text(PIPELINE_AGENT)
-    p = subprocess.run([sys.executable, "-B", "-E", "-s", str(hidden / "test_task.py")], cwd=wd, input=NONCE + "\n",
-                       capture_output=True, text=True, timeout=60)
+    run = lambda env: subprocess.run(  # noqa: E731
+        [sys.executable, "-B", "-E", "-s", str(hidden / "test_task.py")], cwd=wd, input=NONCE + "\n",
+        capture_output=True, text=True, timeout=60, env=env)
+    p = run({**os.environ, "KBTEST_PRIVATE_DIR": ""})  # an author's own run: nothing beside the harness is touched
     assert p.returncode == 0 and f"KBTEST-RESULT {NONCE} pass" in p.stdout, p.stdout + p.stderr
-    assert sorted(q.name for q in hidden.iterdir()) == ["kbtest.py"]  # and the test hid itself before agent code
+    assert sorted(q.name for q in hidden.iterdir()) == ["kbtest.py", "test_task.py"]
+    p = run({**os.environ, "KBTEST_PRIVATE_DIR": str(hidden)})  # as the grader runs it
+    assert p.returncode == 0 and f"KBTEST-RESULT {NONCE} pass" in p.stdout, p.stdout + p.stderr
+    assert sorted(q.name for q in hidden.iterdir()) == ["kbtest.py"]  # the test hid itself before agent code
