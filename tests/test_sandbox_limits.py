@@ -143,41 +143,14 @@ def test_filling_the_disk_past_the_sessions_budget_kills_the_session(work, isola
 
 
 @needs_bwrap
-def test_without_network_a_session_reaches_no_host_service(work):
+def test_without_network_a_session_reaches_no_host_service(work, listener):
     """Hidden tests, setup scripts and the builtin agent's commands run with network=False: a listener on the
     host's loopback (the model server, the Dagster UI, another session waiting for a leaked test) is out of reach.
     The control: the same command with network reaches it."""
-    import socket
-    import threading
-
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(4)
-    port = srv.getsockname()[1]
-    got: list[bytes] = []
-
-    def accept():
-        srv.settimeout(15)
-        try:
-            while True:
-                conn, _ = srv.accept()
-                got.append(conn.recv(100))
-                conn.close()
-        except OSError:
-            pass
-
-    t = threading.Thread(target=accept, daemon=True)
-    t.start()
-    probe = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo -n leak-$1 >&3; echo rc=$?"
-    try:
-        res, _ = session(work, f"bash -c '{probe}' _ closed", network=False)
-        assert "rc=1" in res.tail, res.tail
-        res, _ = session(work, f"bash -c '{probe}' _ open")
-        assert "rc=0" in res.tail, res.tail
-        deadline = time.monotonic() + 5
-        while not got and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        srv.close()
-    assert got == [b"leak-open"]
-
+    probe = f"exec 3<>/dev/tcp/127.0.0.1/{listener.port} && echo -n leak-$1 >&3; echo rc=$?"
+    res, _ = session(work, f"bash -c '{probe}' _ closed", network=False)
+    assert "rc=1" in res.tail, res.tail
+    res, _ = session(work, f"bash -c '{probe}' _ open")
+    assert "rc=0" in res.tail, res.tail
+    listener.wait_for(1)
+    assert listener.heard == [b"leak-open"]
