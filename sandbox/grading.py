@@ -47,11 +47,11 @@ def _parse(result: SessionResult, nonce: str) -> tuple[Outcome, str]:
         return "crash", f"the test session was killed by the {result.session_killed} watchdog"
     marker = f"KBTEST-RESULT {nonce} "
     lines = [ln for ln in result.tail.splitlines() if ln.startswith(marker)]
-    expected_rc = {"pass": 0, "wrong": 1, "crash": 2}
+    expected_rc = {"pass": 0, "wrong": 1, "crash": 2, "timeout": 3}
     if lines:
         said = lines[-1][len(marker):].strip()
         if said in expected_rc and expected_rc[said] == result.returncode:
-            return said, ""
+            return said, "a safety stop inside the hidden test fired" if said == "timeout" else ""
     return "crash", f"the test ended without its result line (exit code {result.returncode})"
 
 

@@ -60,6 +60,11 @@ class Crash(Exception):
     """The agent's code failed to run at all (import error, syntax error, missing function, its process died)."""
 
 
+class Timeout(Exception):
+    """A safety stop fired: a command or a measured run went past its limit. The verdict is `timeout`, never
+    `wrong`: how long something took on this machine says nothing certain about the answer."""
+
+
 class AgentError(RuntimeError):
     """The agent's code raised an exception with no builtin Exception class the judge could rebuild."""
 
@@ -99,7 +104,7 @@ def _finish(outcome):
     sys.stdout.flush()
     sys.stderr.flush()
     os.write(1, ("\nKBTEST-RESULT %s %s\n" % (_NONCE, outcome)).encode())
-    os._exit({"pass": 0, "wrong": 1}.get(outcome, 2))
+    os._exit({"pass": 0, "wrong": 1, "timeout": 3}.get(outcome, 2))
 
 
 def path(name):
@@ -888,7 +893,7 @@ def run(args, stdin=None, timeout=20, env=None):
         cp = subprocess.run(args, cwd=_WORK, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, capture_output=True, text=True,
                             timeout=timeout, env=full_env, errors="replace", preexec_fn=_all_cpus if _ALL_CPUS else None)
     except subprocess.TimeoutExpired:
-        raise AssertionError("command did not finish in %ss: %s" % (timeout, args))
+        raise Timeout("command did not finish in %ss (a safety stop): %s" % (timeout, args))
     return cp.returncode, cp.stdout, cp.stderr
 
 
@@ -945,7 +950,7 @@ def ok(cond, what):
 def raises(exc_types, fn, *args, **kwargs):
     try:
         fn(*args, **kwargs)
-    except Crash:  # the agent's process died or exited: a crash, as SystemExit was in-process
+    except (Crash, Timeout):  # the agent's process died or exited (a crash, as SystemExit was), or a safety stop
         raise
     except exc_types:
         return
@@ -955,12 +960,15 @@ def raises(exc_types, fn, *args, **kwargs):
 
 
 def main():
-    failed = crashed = 0
+    failed = crashed = timed_out = 0
     for fn in _CASES:
         try:
             fn()
             _sync_children()  # calls whose values were dropped must have run cleanly before this case passes
             print("PASS", fn.__name__)
+        except Timeout as exc:
+            timed_out += 1
+            print("TIMEOUT %s: %s" % (fn.__name__, exc))
         except AssertionError as exc:
             failed += 1
             print("FAIL %s: %s" % (fn.__name__, exc))
@@ -975,8 +983,10 @@ def main():
             crashed += 1
             print("CRASH %s: %r" % (fn.__name__, exc))
             traceback.print_exc(limit=3)
-    print("%d passed, %d failed, %d crashed" % (len(_CASES) - failed - crashed, failed, crashed))
-    _finish("crash" if crashed else "wrong" if failed else "pass" if _CASES else "crash")
+    passed = len(_CASES) - failed - crashed - timed_out
+    print("%d passed, %d failed, %d crashed, %d timed out" % (passed, failed, crashed, timed_out))
+    # a wrong answer elsewhere is a verdict of its own; a safety stop only decides when nothing else failed
+    _finish("crash" if crashed else "wrong" if failed else "timeout" if timed_out else "pass" if _CASES else "crash")
 
 
 _MAIN_CODE = main.__code__
