@@ -108,8 +108,13 @@ def cmd_validate(args) -> int:
     results = validate_tasks(tasks, base, cfg, args.workers, args.keep_work, on_result=show,
                              test_limits=_test_limits(args))
     counts = {s: sum(v.status == s for v in results) for s in ("ok", "fail", "skipped")}
+    killed = sum(v.mutants_killed[0] for v in results)
+    mutants = sum(v.mutants_killed[1] for v in results)
+    alts = [a for v in results for a in v.of_kind("alternative")]
+    rate = f"{100 * killed / mutants:.0f}%" if mutants else "n/a"
     print(f"{counts['ok']} ok, {counts['fail']} failed, {counts['skipped']} skipped of {len(results)} tasks "
-          f"in {time.monotonic() - start:.1f}s; suite fingerprint {suite.fingerprint}")
+          f"in {time.monotonic() - start:.1f}s; mutants killed {killed}/{mutants} ({rate}); correct alternatives "
+          f"passing {sum(a.as_expected for a in alts)}/{len(alts)}; suite fingerprint {suite.fingerprint}")
     if counts["fail"]:
         return 1
     return 1 if args.strict and counts["skipped"] else 0
@@ -229,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--all", action="store_true", help="also the hidden test and the reference solution")
     s.set_defaults(func=cmd_show)
 
-    s = sub.add_parser("validate", help="prove each hidden test: fails untouched, passes the reference")
+    s = sub.add_parser("validate", help="prove each hidden test: fails untouched and every mutant, passes the reference and every alternative")
     s.add_argument("--tasks", help=tasks_help)
     s.add_argument("--strict", action="store_true", help="a skipped task fails the validation too")
     s.add_argument("--workers", type=int, default=max(2, os.cpu_count() or 2))

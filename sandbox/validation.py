@@ -1,18 +1,20 @@
-"""Prove a hidden test: it must fail on the untouched folder and pass on the reference solution."""
+"""Prove a hidden test: it fails on the untouched folder and on every shipped mutant, and passes on the reference
+solution and on every correct alternative."""
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from task_defs.models import Task
+from task_defs.models import VARIANT_NOTE, Task, variant_note
 from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
 from sandbox.grading import Grade, grade, missing_requirements
 from sandbox.isolation import IsolationConfig
@@ -47,18 +49,58 @@ def prepare_workdir(task: Task, workdir: Path, cfg: IsolationConfig | None = Non
     return workdir
 
 
-def apply_reference(task: Task, workdir: Path, cfg: IsolationConfig | None = None) -> None:
-    """Lay the reference solution over the work folder: its files, then its solve.sh if any."""
-    for src in sorted(task.solution_dir.rglob("*")):
-        rel = src.relative_to(task.solution_dir)
-        if rel.as_posix() == SOLVE_SCRIPT or "__pycache__" in rel.parts or src.is_dir():
+def apply_variant(task: Task, folder: Path, workdir: Path, cfg: IsolationConfig | None = None) -> None:
+    """Lay a solution folder over the work folder: its files (not solve.sh, not the note), then solve.sh if any."""
+    for src in sorted(folder.rglob("*")):
+        rel = src.relative_to(folder)
+        if rel.as_posix() in (SOLVE_SCRIPT, VARIANT_NOTE) or "__pycache__" in rel.parts or src.is_dir():
             continue
         dest = workdir / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest)
-    script = task.solution_dir / SOLVE_SCRIPT
+    script = folder / SOLVE_SCRIPT
     if script.is_file():
-        _run_script(task, script, workdir, cfg, "reference")
+        _run_script(task, script, workdir, cfg, "reference" if folder == task.solution_dir else f"variant {folder.name}")
+
+
+def apply_reference(task: Task, workdir: Path, cfg: IsolationConfig | None = None) -> None:
+    """Lay the reference solution over the work folder."""
+    apply_variant(task, task.solution_dir, workdir, cfg)
+
+
+CASE_LINE = re.compile(r"^(PASS|FAIL|CRASH|TIMEOUT) ([A-Za-z_][A-Za-z0-9_]*)\b")
+
+
+def case_results(output: Path) -> dict[str, str]:
+    """Per-case verdicts from a hidden test's output (the harness prints PASS/FAIL/CRASH/TIMEOUT NAME)."""
+    if not output.exists():
+        return {}
+    found: dict[str, str] = {}
+    for line in output.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = CASE_LINE.match(line)
+        if m:
+            found[m.group(2)] = m.group(1).lower()
+    return found
+
+
+@dataclass
+class Variant:
+    """One graded folder: the untouched one, the reference, a mutant or a correct alternative."""
+
+    kind: Literal["untouched", "reference", "mutant", "alternative"]
+    name: str
+    note: str
+    grade: Grade
+    cases: dict[str, str]  # case name -> pass | fail | crash | timeout (empty when no case ran, e.g. nofile)
+
+    @property
+    def as_expected(self) -> bool:
+        passed = self.grade.outcome == "pass"
+        return passed if self.kind in ("reference", "alternative") else not passed
+
+    @property
+    def failed_cases(self) -> set[str]:
+        return {c for c, v in self.cases.items() if v != "pass"}
 
 
 @dataclass
@@ -66,9 +108,65 @@ class Validation:
     task_id: str
     status: Literal["ok", "fail", "skipped"]
     reason: str
-    untouched: Grade | None = None
-    reference: Grade | None = None
+    variants: list[Variant] = field(default_factory=list)
     duration_s: float = 0.0
+
+    def _one(self, kind: str) -> Variant | None:
+        return next((v for v in self.variants if v.kind == kind), None)
+
+    @property
+    def untouched(self) -> Grade | None:
+        v = self._one("untouched")
+        return v.grade if v else None
+
+    @property
+    def reference(self) -> Grade | None:
+        v = self._one("reference")
+        return v.grade if v else None
+
+    def of_kind(self, kind: str) -> list[Variant]:
+        return [v for v in self.variants if v.kind == kind]
+
+    @property
+    def mutants_killed(self) -> tuple[int, int]:
+        mutants = self.of_kind("mutant")
+        return sum(v.as_expected for v in mutants), len(mutants)
+
+    @property
+    def summary(self) -> str:
+        """untouched=nofile reference=pass mutants 3/3 killed alternatives 1/1 pass"""
+        parts = [f"untouched={self.untouched.outcome}" if self.untouched else "",
+                 f"reference={self.reference.outcome}" if self.reference else ""]
+        killed, total = self.mutants_killed
+        if total:
+            parts.append(f"mutants {killed}/{total} killed")
+        alts = self.of_kind("alternative")
+        if alts:
+            parts.append(f"alternatives {sum(v.as_expected for v in alts)}/{len(alts)} pass")
+        return " ".join(p for p in parts if p)
+
+
+def _grade_variant(task: Task, kind: str, folder: Path | None, base: Path, cfg, test_limits) -> Variant:
+    name = folder.name if folder is not None and kind in ("mutant", "alternative") else kind
+    label = name if kind in ("untouched", "reference") else f"{kind}-{name}"
+    workdir = prepare_workdir(task, base / label, cfg)
+    if folder is not None:
+        apply_variant(task, folder, workdir, cfg)
+    out = base / f"{label}.tests.txt"
+    g = grade(task, workdir, output_path=out, cfg=cfg, limits=test_limits)
+    note = variant_note(folder) if kind in ("mutant", "alternative") and folder is not None else ""
+    return Variant(kind, name, note, g, case_results(out))  # type: ignore[arg-type]
+
+
+def _problem(v: Variant, base: Path) -> str:
+    if v.kind == "untouched":
+        return "the hidden test passes on the untouched folder"
+    if v.kind == "mutant":
+        return f"mutant {v.name} ({v.note}) passes: the hidden test misses that mistake"
+    out = base / f"{v.name if v.kind == 'reference' else f'{v.kind}-{v.name}'}.tests.txt"
+    tail = out.read_text(errors="replace")[-600:] if out.exists() else ""
+    who = "the reference solution" if v.kind == "reference" else f"correct alternative {v.name} ({v.note})"
+    return f"{who} gets {v.grade.outcome!r} {v.grade.detail}\n{tail}"
 
 
 def validate_task(
@@ -78,17 +176,16 @@ def validate_task(
     keep_work: bool = False,
     test_limits: Limits | None = None,
 ) -> Validation:
+    """The untouched folder and every mutant must fail, the reference and every alternative must pass."""
     start = time.monotonic()
     missing = missing_requirements(task)
     if missing:
         return Validation(task.id, "skipped", f"requires {', '.join(missing)}, not found on this machine")
     base = Path(work_root) / task.id
+    plan = [("untouched", None), ("reference", task.solution_dir)]
+    plan += [("mutant", d) for d in task.mutant_dirs] + [("alternative", d) for d in task.alternative_dirs]
     try:
-        untouched_dir = prepare_workdir(task, base / "untouched", cfg)
-        untouched = grade(task, untouched_dir, output_path=base / "untouched.tests.txt", cfg=cfg, limits=test_limits)
-        reference_dir = prepare_workdir(task, base / "reference", cfg)
-        apply_reference(task, reference_dir, cfg)
-        reference = grade(task, reference_dir, output_path=base / "reference.tests.txt", cfg=cfg, limits=test_limits)
+        variants = [_grade_variant(task, kind, folder, base, cfg, test_limits) for kind, folder in plan]
     except PrepareError as exc:
         return Validation(task.id, "fail", str(exc), duration_s=time.monotonic() - start)
     except OSError as exc:
@@ -96,13 +193,7 @@ def validate_task(
             raise
         return Validation(task.id, "fail", f"the disk ran full at {base} ({exc.strerror}): that says nothing about "
                                            "the task; free space and validate again", duration_s=time.monotonic() - start)
-    problems = []
-    if untouched.outcome == "pass":
-        problems.append("the hidden test passes on the untouched folder")
-    if reference.outcome != "pass":
-        out = (base / "reference.tests.txt")
-        tail = out.read_text(errors="replace")[-600:] if out.exists() else ""
-        problems.append(f"the reference solution gets {reference.outcome!r} {reference.detail}\n{tail}")
+    problems = [_problem(v, base) for v in variants if not v.as_expected]
     full = ran_full({"work": base}) if problems else None
     if full:  # a test that could not write is no proof against the task
         problems = [f"{full}: that says nothing about the task; free space and validate again"]
@@ -110,9 +201,9 @@ def validate_task(
         shutil.rmtree(base, ignore_errors=True)
     if problems:
         problems.append(f"work folders kept in {base}")
-    status = "fail" if problems else "ok"
-    reason = "; ".join(problems) or f"untouched={untouched.outcome} reference=pass"
-    return Validation(task.id, status, reason, untouched, reference, time.monotonic() - start)
+    result = Validation(task.id, "fail" if problems else "ok", "", variants, time.monotonic() - start)
+    result.reason = "; ".join(problems) or result.summary
+    return result
 
 
 def validate_tasks(

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
-from task_defs.models import Suite, Task
+from task_defs.models import VARIANT_NOTE, Suite, Task
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -82,6 +82,17 @@ def _check_files(task: Task, toml_path: Path) -> None:
     for name in task.no_canary:
         if not (task.folder / name).is_file():
             raise TaskFileError(toml_path, "no_canary", f"{name!r} is not a file of the task")
+    for kind, dirs in (("mutants", task.mutant_dirs), ("alternatives", task.alternative_dirs)):
+        for d in dirs:
+            note = d / VARIANT_NOTE
+            if not note.is_file():
+                raise TaskFileError(note, None, f"every folder in {kind}/ needs a {VARIANT_NOTE}: one line saying "
+                                                "what this variant does (the mistake, or how it differs)")
+            lines = [ln for ln in note.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+            if len(lines) != 1:
+                raise TaskFileError(note, None, f"must hold exactly one line besides the canary comment, has {len(lines)}")
+            if not any(f.name != VARIANT_NOTE for f in d.rglob("*") if f.is_file()):
+                raise TaskFileError(d, None, f"{kind} folder {d.name!r} has no files besides its note")
     exempt = {task.folder / n for n in task.no_canary}
     for f in files:
         if f in exempt:

@@ -101,6 +101,16 @@ class Task(BaseModel):
         return self.folder / "solution"
 
     @property
+    def mutant_dirs(self) -> list[Path]:
+        """Plausible wrong solutions the hidden test must fail (mutants/<name>/: files, note.txt, solve.sh)."""
+        return _variant_dirs(self.folder / "mutants")
+
+    @property
+    def alternative_dirs(self) -> list[Path]:
+        """Correct solutions other than the reference, which the hidden test must pass (alternatives/<name>/)."""
+        return _variant_dirs(self.folder / "alternatives")
+
+    @property
     def test_dir(self) -> Path:
         return (self.folder / self.test).parent
 
@@ -108,6 +118,19 @@ class Task(BaseModel):
     def graded_file(self) -> str | None:
         """The file whose absence means 'nofile': the answer file, else the named file."""
         return self.answer or self.file
+
+
+VARIANT_NOTE = "note.txt"  # one line saying what the variant does; never copied into the work folder
+
+
+def _variant_dirs(parent: Path) -> list[Path]:
+    return sorted(p for p in parent.iterdir() if p.is_dir() and p.name != "__pycache__") if parent.is_dir() else []
+
+
+def variant_note(folder: Path) -> str:
+    """The one line of a variant's note.txt that is not the canary comment."""
+    lines = [ln.strip() for ln in (folder / VARIANT_NOTE).read_text(encoding="utf-8").splitlines()]
+    return next((ln for ln in lines if ln and not ln.startswith("#")), "")
 
 
 class Suite(BaseModel):
