@@ -67,6 +67,10 @@ def non_string_raises():
     kb.raises(TypeError, group, [None])
     kb.raises(TypeError, group, ["ab", b"ba"])
     kb.raises(TypeError, group, ["ab", ["b", "a"]])
+    # a lone non-str that sorted() and "".join() accept, so nothing but an explicit check raises
+    kb.raises(TypeError, group, [["b", "a"]])
+    kb.raises(TypeError, group, [("t", "e", "a")])
+    kb.raises(TypeError, group, [b"ab"])
 
 
 kb.main()
