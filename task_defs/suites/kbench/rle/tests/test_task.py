@@ -72,4 +72,42 @@ def malformed_raises_value_error():
         raise AssertionError("decode(%r): expected ValueError, nothing was raised" % bad)
 
 
+def must_reject(bad):
+    try:
+        decode(bad)
+    except ValueError:
+        return
+    except Exception as exc:
+        raise AssertionError("decode(%r): expected ValueError, got %r" % (bad, exc))
+    raise AssertionError("decode(%r): expected ValueError, nothing was raised" % bad)
+
+
+def decodes_to(s, want, what):
+    """decode of a well-formed string; a ValueError there is a wrong answer, not a crash."""
+    try:
+        got = decode(s)
+    except ValueError as exc:
+        raise AssertionError("%s: expected %r, got ValueError(%s)" % (what, want, exc)) from None
+    kb.eq(got, want, what)
+
+
+@kb.case
+def only_ascii_digits_count():
+    # other Unicode digits are ordinary characters: never part of a count
+    kb.eq(encode("\u0663\u0663"), "2\u0663", "encode of two ARABIC-INDIC DIGIT THREE")
+    decodes_to("2\u0663", "\u0663\u0663", 'decode("2\u0663"), a count 2 and the character \u0663')
+    decodes_to("1\u00b23x", "\u00b2xxx", 'decode("1\u00b23x"), superscript two as the character')
+    decodes_to("12\uff11", "\uff11" * 12, "decode of 12 and FULLWIDTH DIGIT ONE")
+    for bad in ["\u0663a", "\u00b2a", "\uff13a", "5\u0663\u0663"]:
+        must_reject(bad)
+
+
+@kb.case
+def newline_is_a_character_not_an_end():
+    decodes_to("3a1\n", "aaa\n", 'decode("3a1\\n")')
+    decodes_to("1\n", "\n", 'decode("1\\n")')
+    for bad in ["3a\n", "\n", "2b3c\n", "3a\r\n"]:
+        must_reject(bad)
+
+
 kb.main()
