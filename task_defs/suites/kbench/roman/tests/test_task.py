@@ -57,7 +57,8 @@ def to_roman_rejects_bad_input():
 @kb.case
 def from_roman_rejects_non_canonical():
     for bad in ["", "IIII", "IC", "VV", "IIV", "XCX", "MMMM", "iv", "Mcm", "LL", "DD", "VX", "XM", "IM", "XD",
-                "CMM", "IXI", "XXXX", "CCCC", "LXL", "IVI", "DCD", " X", "X ", "ABC", "MMMCMXCIXI", "0"]:
+                "CMM", "IXI", "XXXX", "CCCC", "LXL", "IVI", "DCD", " X", "X ", "ABC", "MMMCMXCIXI", "0",
+                "X\n", "XIV\n", "MCMXCIV\n", "\nX", "IV\r\n", "\tV", "\n"]:
         raises_for(ValueError, from_roman, bad)
 
 
