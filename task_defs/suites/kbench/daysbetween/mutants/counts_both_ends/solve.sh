@@ -1,0 +1,7 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+python3 - <<'PY'
+import datetime
+dates = [l.strip() for l in open('dates.txt') if l.strip() and not l.startswith('#')]
+start, end = (datetime.datetime.strptime(d, '%d/%m/%Y').date() for d in dates)
+open('answer.txt', 'w').write('%d\n' % ((end - start).days + 1))
+PY
