@@ -932,6 +932,119 @@ class Thrown(Exception):
         self.name = name
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Cost checks. A verdict must not depend on how busy or how fast the machine is, so nothing here compares wall
+# time with a number of seconds. What is compared is CPU time (user + system) that the kernel charged to a child
+# process: the work it did, which barely moves when other programs compete for the CPUs. And it is compared with
+# the CPU time of the test's own straightforward solution doing the same work, measured in this same grading
+# right before, so a slow machine slows both alike. Wall time only bounds a run as a safety stop (Timeout).
+# ---------------------------------------------------------------------------------------------------------
+_CHILD_MARK = "KBCHILD "
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_so_far(pid):
+    """CPU seconds of a live process and the children it has waited for (/proc, clock-tick resolution)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as fh:
+            fields = fh.read().rpartition(b")")[2].split()
+        return sum(int(x) for x in fields[11:15]) / _TICK  # utime, stime, cutime, cstime
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+class Cost:
+    """What one measured run gave: exit code, output, CPU seconds, and whether the CPU limit stopped it."""
+
+    def __init__(self, rc, out, err, cpu, over):
+        self.rc, self.out, self.err, self.cpu, self.over = rc, out, err, cpu, over
+
+    def value(self, what):
+        """The JSON value the run printed on its last KBCHILD line; a run that failed is a crash."""
+        lines = [ln for ln in self.out.splitlines() if ln.startswith(_CHILD_MARK)]
+        if self.rc != 0 or not lines:
+            raise Crash("%s failed (exit %s): %s" % (what, self.rc, self.err.strip()[-800:]))
+        return json.loads(lines[-1][len(_CHILD_MARK):])
+
+
+def measure(code, stdin=None, cpu_limit=None, timeout=120, isolated=False):
+    """Run Python source `code` in a fresh interpreter in the work folder and measure its CPU time.
+
+    The run is stopped once it has used `cpu_limit` CPU seconds (Cost.over); past `timeout` seconds of wall
+    time it is stopped as a safety stop and that raises Timeout. `isolated` runs it with -I (no agent file can
+    be imported by accident: for the test's own reference)."""
+    import threading
+    import time
+    _hide_tests()
+    flags = ["-I", "-B"] if isolated else ["-B", "-E", "-s"]
+    proc = subprocess.Popen([sys.executable] + flags + ["-c", code], cwd=_WORK, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_all_cpus if _ALL_CPUS else None)
+    chunks = {"out": [], "err": []}
+
+    def drain(stream, key):
+        for block in iter(lambda: stream.read(65536), b""):
+            chunks[key].append(block)
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, "out"), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, "err"), daemon=True)]
+    for t in readers:
+        t.start()
+    try:
+        proc.stdin.write((stdin or "").encode())
+        proc.stdin.close()
+    except OSError:  # it exited without reading its input: its exit code says why
+        pass
+    deadline = time.monotonic() + timeout
+    over = timed_out = False
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if cpu_limit is not None and _cpu_so_far(proc.pid) > cpu_limit:
+            over = True
+        elif time.monotonic() > deadline:
+            timed_out = True
+        if over or timed_out:
+            try:
+                os.killpg(proc.pid, 9)
+            except OSError:
+                pass
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.01)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so Popen must not wait for it again
+    for t in readers:
+        t.join(timeout=5)
+    try:
+        os.killpg(proc.pid, 9)  # anything it left behind in its session
+    except OSError:
+        pass
+    if timed_out:
+        raise Timeout("a measured run did not finish in %ss of wall time (a safety stop)" % timeout)
+    cpu = usage.ru_utime + usage.ru_stime
+    out, err = (b"".join(chunks[k]).decode("utf-8", "replace") for k in ("out", "err"))
+    return Cost(proc.returncode, out, err, max(cpu, cpu_limit or 0.0) if over else cpu, over)
+
+
+def within_cost(what, agent_code, reference_code, stdin=None, factor=20.0, floor=0.05, timeout=120):
+    """The agent's code may use at most `factor` times the CPU time of the test's own straightforward solution
+    doing the same work (the larger of two runs of it, measured now; at least `floor` seconds). Returns the
+    agent's Cost; its value() is checked by the caller. Over the budget is `wrong`: the work grows faster than
+    the prompt allows (an exponential search, a scan where a lookup was asked for)."""
+    ref = [measure(reference_code, stdin, timeout=timeout, isolated=True) for _ in range(2)]
+    for r in ref:
+        r.value("the test's own reference run")  # a broken reference is the test's fault: a crash, loudly
+    budget = factor * max(max(r.cpu for r in ref), floor)
+    got = measure(agent_code, stdin, cpu_limit=budget, timeout=timeout)
+    print("COST %s: %.3fs CPU; reference %.3fs and %.3fs; budget %.3fs" % (what, got.cpu, ref[0].cpu, ref[1].cpu, budget))
+    if got.over:
+        raise AssertionError("%s: stopped after %.2fs of CPU time, %.0f times what a straightforward solution "
+                             "took on the same input (%.2fs) in this grading; the work grows faster than the "
+                             "prompt allows" % (what, got.cpu, factor, budget / factor))
+    return got
+
+
 def case(fn):
     _CASES.append(fn)
     return fn
