@@ -68,6 +68,20 @@ def malformed_input_raises_value_error():
         raises_for(ValueError, ev, expr)
 
 
+@kb.case
+def malformed_numbers_raise_value_error():
+    # a point needs digits on both sides; digits are ASCII 0-9 only
+    for expr in ["1.", ".5", "1.+2", "3*.5", "2 . 5", "1..2", "(4.)", "1_0", "1e3", "\u0661\u0662", "\uff17",
+                 "0x10"]:
+        raises_for(ValueError, ev, expr)
+
+
+@kb.case
+def no_unary_plus_and_only_spaces():
+    for expr in ["+3", "2*+3", "1++2", "+(1)", "1+2\n", "\t1+2", "1\t+ 2", "3\r", "\n", "1\u00a0+2"]:
+        raises_for(ValueError, ev, expr)
+
+
 def _random_expr(rng, depth):
     if depth == 0 or rng.random() < 0.25:
         if rng.random() < 0.2:
