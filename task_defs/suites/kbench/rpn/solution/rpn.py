@@ -1,7 +1,7 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 import re
 
-NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)\Z")
+NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?\Z")
 OPS = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,

@@ -8,7 +8,11 @@ rpn = kb.func(m, "eval_rpn")
 
 
 def check(text, want):
-    got = rpn(text)
+    try:
+        got = rpn(text)
+    except (ValueError, ArithmeticError, TypeError, LookupError) as exc:
+        # an error on a well-formed expression is a wrong answer
+        raise AssertionError("eval_rpn(%r): expected %r, got %s: %s" % (text, want, type(exc).__name__, exc)) from None
     kb.ok(isinstance(got, numbers.Real) and not isinstance(got, bool),
           "eval_rpn(%r) must return an int or float, got %r" % (text, got))
     kb.ok(abs(got - want) < 1e-9, "eval_rpn(%r): expected %r, got %r" % (text, want, got))
@@ -64,6 +68,19 @@ def division_by_zero():
     kb.raises(ZeroDivisionError, rpn, "1 0 /")
     kb.raises(ZeroDivisionError, rpn, "4 2 2 - /")
     kb.raises(ZeroDivisionError, rpn, "3.5 0.0 /")
+
+
+@kb.case
+def strict_number_syntax():
+    check("007 -0 +", 7)
+    check("-0.50 2.25 *", -1.125)
+    for tok in ["+3", "1.", ".5", "-.5", "1e3", "2E-1", "inf", "-inf", "nan", "Infinity", "1_000", "0x10", "1,5",
+                "2.5.1", "--2", "-+2", "\u0663", "1\u0663", "\uff15", "\u00bd"]:
+        for text in [tok, "1 %s +" % tok]:
+            try:
+                kb.raises(ValueError, rpn, text)
+            except AssertionError as exc:
+                raise AssertionError("eval_rpn(%r), %r is not a number: %s" % (text, tok, exc)) from None
 
 
 kb.main()
