@@ -45,6 +45,15 @@ def mixed_ints_and_floats_keep_their_type():
 
 
 @kb.case
+def equal_to_a_bound_of_the_other_type_returns_x():
+    # x is neither less than low nor greater than high, so x itself comes back, not the equal bound
+    same(clamp(3, 3.0, 5), 3, "clamp(3, 3.0, 5)")
+    same(clamp(5.0, 0, 5), 5.0, "clamp(5.0, 0, 5)")
+    same(clamp(2, 2.0, 2.0), 2, "clamp(2, 2.0, 2.0)")
+    same(clamp(-1.0, -1, 4), -1.0, "clamp(-1.0, -1, 4)")
+
+
+@kb.case
 def low_above_high_raises():
     kb.raises(ValueError, clamp, 5, 10, 0)
     kb.raises(ValueError, clamp, 0, 1, -1)

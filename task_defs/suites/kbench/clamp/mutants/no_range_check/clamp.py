@@ -1,0 +1,7 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
