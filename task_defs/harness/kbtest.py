@@ -1027,6 +1027,35 @@ def measure(code, stdin=None, cpu_limit=None, timeout=120, isolated=False):
     return Cost(proc.returncode, out, err, max(cpu, cpu_limit or 0.0) if over else cpu, over)
 
 
+_CHILD_PRELUDE = r'''
+import importlib.util, json, os, sys
+def answer(value):
+    sys.stdout.write("\nKBCHILD " + json.dumps(value) + "\n")
+cases = json.loads(sys.stdin.read() or "null")
+'''
+_CHILD_IMPORT = r'''
+work = os.getcwd()
+sys.path = [p for p in sys.path if p not in ("", work)] + [work]
+spec = importlib.util.spec_from_file_location(%r, os.path.join(work, %r))
+mod = importlib.util.module_from_spec(spec)
+sys.modules[%r] = mod
+spec.loader.exec_module(mod)
+'''
+
+
+def agent_code(filename, body):
+    """Source for measure(): imports the agent's `filename` as `mod` (the work folder last on sys.path, so its
+    files never shadow the stdlib), then runs `body`, which sees `cases` (the JSON value sent on stdin) and
+    calls answer(value) once with its JSON-able result."""
+    name = os.path.splitext(os.path.basename(filename))[0]
+    return _CHILD_PRELUDE + _CHILD_IMPORT % (name, filename, name) + body + "\n"
+
+
+def reference_code(source, body):
+    """Source for measure() that runs the test's own solution `source`, then `body` as in agent_code()."""
+    return _CHILD_PRELUDE + source + "\n" + body + "\n"
+
+
 def within_cost(what, agent_code, reference_code, stdin=None, factor=20.0, floor=0.05, timeout=120):
     """The agent's code may use at most `factor` times the CPU time of the test's own straightforward solution
     doing the same work (the larger of two runs of it, measured now; at least `floor` seconds). Returns the

@@ -1,7 +1,5 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
-import json
 import random
-import sys
 from collections import OrderedDict
 
 import kbtest as kb
@@ -116,16 +114,7 @@ def random_operations_match_model():
             kb.eq(c.keys(), model.keys(), "capacity %d step %d keys()" % (capacity, step))
 
 
-# The timed workload runs in a child interpreter, so a slow cache fails this case alone.
-CHILD = r'''
-import importlib.util, json, os, random, sys
-work = os.getcwd()
-sys.path = [p for p in sys.path if p not in ("", work)] + [work]
-spec = importlib.util.spec_from_file_location("lru", os.path.join(work, "lru.py"))
-mod = importlib.util.module_from_spec(spec)
-sys.modules["lru"] = mod
-spec.loader.exec_module(mod)
-'''
+# The timed workload runs in child interpreters (the agent's cache and the test's own model), measured in CPU time.
 WORKLOAD = r'''
 def workload(cache):
     rng = random.Random(99)
@@ -143,8 +132,8 @@ def workload(cache):
 '''
 
 
-REPORT = "\nsys.stdout.write('\\nKBCHILD ' + json.dumps(workload(%s(50000))) + '\\n')\n"
-REFERENCE = "import json, random, sys\nfrom collections import OrderedDict\n" + MODEL + WORKLOAD + REPORT % "Model"
+RUN = "import random\n" + WORKLOAD + "\nanswer(workload(%s(50000)))"
+REFERENCE = kb.reference_code("from collections import OrderedDict\n" + MODEL, RUN % "Model")
 
 
 @kb.case
@@ -152,8 +141,8 @@ def large_workload_costs_what_a_constant_time_cache_costs():
     # 200,000 calls at capacity 50,000: a cache that scans its entries does thousands of times the work of one
     # that does not, so a budget of 10 times the test's own OrderedDict model tells them apart on any machine
     # (a hand-made linked list costs about 1.3 times the model)
-    got = kb.within_cost("200,000 get/put calls on a cache of capacity 50,000", CHILD + WORKLOAD +
-                         REPORT % "mod.LRUCache", REFERENCE, factor=10).value("the large workload")
+    got = kb.within_cost("200,000 get/put calls on a cache of capacity 50,000",
+                         kb.agent_code("lru.py", RUN % "mod.LRUCache"), REFERENCE, factor=10).value("the large workload")
     scope = {"random": random}
     exec(WORKLOAD, scope)
     want = scope["workload"](Model(50000))

@@ -1,0 +1,25 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+class MinStack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, x):
+        self.items.append(x)
+
+    def pop(self):
+        if not self.items:
+            raise IndexError("empty")
+        return self.items.pop()
+
+    def top(self):
+        if not self.items:
+            raise IndexError("empty")
+        return self.items[-1]
+
+    def get_min(self):
+        if not self.items:
+            raise IndexError("empty")
+        return min(self.items)
+
+    def __len__(self):
+        return len(self.items)
