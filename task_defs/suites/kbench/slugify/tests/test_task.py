@@ -76,4 +76,16 @@ def non_string_throws_type_error():
     kb.eq(got, ["TypeError"] * 5, "what slugify throws for 42, null, undefined, ['a'], {t: 'x'}")
 
 
+@kb.case
+def only_ascii_capitals_are_lowered():
+    # non-ASCII capitals are separators even where String.prototype.toLowerCase maps them onto ASCII letters
+    check([
+        ("\u212aelvin scale", "elvin-scale"),
+        ("ma\u212ae it", "ma-e-it"),
+        ("\u0130stanbul", "stanbul"),
+        ("D\u0130Z 9", "d-z-9"),
+        ("\u212a\u0130", ""),
+    ], "non-ASCII capital letters")
+
+
 kb.main()

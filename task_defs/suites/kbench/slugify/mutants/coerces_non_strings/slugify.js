@@ -1,0 +1,9 @@
+// kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+'use strict';
+
+function slugify(text) {
+  const lower = String(text).replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return lower.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+module.exports = slugify;

@@ -1,0 +1,12 @@
+// kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+'use strict';
+
+function slugify(text) {
+  if (typeof text !== 'string') {
+    throw new TypeError('slugify needs a string');
+  }
+  const lower = text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return lower.replace(/\W+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+module.exports = slugify;
