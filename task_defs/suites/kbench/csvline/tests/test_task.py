@@ -56,8 +56,20 @@ def quoted_fields():
 
 @kb.case
 def malformed_lines_raise_value_error():
-    for line in ['"abc', 'a,"b', '"a"b', 'ab"c', '"a""', ' "x"', '"a" ,b', 'x,y"', '"a","b', '"""']:
+    for line in ['"abc', 'a,"b', '"a"b', 'ab"c', '"a""', ' "x"', '"a" ,b', 'x,y"', '"a","b', '"""',
+                 'a"b"', 'a""', 'x,a"",y', '"a" ', '"a"\t']:
         raises_for(ValueError, split, line)
+
+
+@kb.case
+def backslash_and_single_quote_are_ordinary():
+    # only a double quote quotes, and only a doubled double quote escapes one
+    check("'a,b',c", ["'a", "b'", "c"])
+    check("'',x", ["''", "x"])
+    check('a\\,b', ["a\\", "b"])
+    check('"C:\\dir\\",x', ["C:\\dir\\", "x"])
+    check('"a\\n"', ["a\\n"])
+    raises_for(ValueError, split, '"a\\"b"')
 
 
 def _encode(field, rng):
