@@ -1,0 +1,4 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+cp tool.sh run.sh
+chmod u+x run.sh
+./run.sh > output.txt
