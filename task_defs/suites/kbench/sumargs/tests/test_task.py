@@ -52,7 +52,7 @@ def large_values():
 
 @kb.case
 def non_integers_rejected():
-    for arg in ["abc", "1.5", "", "3x", "-", "+3", "1 2", "0x10", "--5", " 4"]:
+    for arg in ["abc", "1.5", "", "3x", "-", "+3", "1 2", "0x10", "--5", " 4", "4 ", "1-2", "5-", "1e3"]:
         bad([arg])
 
 
@@ -60,6 +60,12 @@ def non_integers_rejected():
 def bad_argument_after_good_ones_prints_nothing():
     bad(["1", "2", "three"])
     bad(["5", "-2", "7", "2.0"])
+
+
+@kb.case
+def line_breaks_are_not_part_of_an_integer():
+    for args in [["5\n"], ["\n5"], ["1\n2"], ["7", "3\n"], ["4\r"], ["-2\n"]]:
+        bad(args)
 
 
 kb.main()
