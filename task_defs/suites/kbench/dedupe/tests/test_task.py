@@ -1,6 +1,7 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 import os
 import pathlib
+import shutil
 import tempfile
 
 import kbtest as kb
@@ -68,6 +69,25 @@ def hidden_files_and_path_objects():
     want = [[".config", "a/.hidden", "visible"]]
     kb.eq(find(root), want, "find_duplicates(str)")
     kb.eq(find(pathlib.Path(root)), want, "find_duplicates(pathlib.Path)")
+
+
+@kb.case
+def folder_with_trailing_slash_or_relative():
+    tree = {"k/one": b"twin", "two": b"twin", "x": b"alone"}
+    want = [["k/one", "two"]]
+    root = build(tree)
+    kb.eq(find(root + "/"), want, "find_duplicates(folder + '/')")
+    inside = tempfile.mkdtemp(prefix="dedupe-rel-", dir=kb.path("."))  # in the work folder, passed by name
+    try:
+        for rel, data in tree.items():
+            os.makedirs(os.path.dirname(os.path.join(inside, rel)), exist_ok=True)
+            with open(os.path.join(inside, rel), "wb") as fh:
+                fh.write(data)
+        name = os.path.basename(inside)
+        kb.eq(find(name), want, "find_duplicates(%r), a relative path" % name)
+        kb.eq(find("./" + name + "/"), want, "find_duplicates(%r)" % ("./" + name + "/"))
+    finally:
+        shutil.rmtree(inside, ignore_errors=True)
 
 
 @kb.case
