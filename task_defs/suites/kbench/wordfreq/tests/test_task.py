@@ -45,6 +45,8 @@ def what_separates_words():
 def k_zero_negative_and_no_words():
     kb.eq(top("a a b", 0), [], 'top_words("a a b", 0)')
     kb.eq(top("a a b", -3), [], 'top_words("a a b", -3)')
+    kb.eq(top("a a b c d", -1), [], 'top_words("a a b c d", -1)')
+    kb.eq(top("x y z", -2), [], 'top_words("x y z", -2)')
     kb.eq(top("", 5), [], 'top_words("", 5)')
     kb.eq(top("123 ... --- 4'5 éé", 5), [], "text without words")
 
@@ -63,6 +65,15 @@ def random_texts():
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         k = rng.randint(0, 9)
         kb.eq(top(text, k), ranked[:k], "top_words(%r, %d)" % (text, k))
+
+
+@kb.case
+def words_are_found_before_lower_casing():
+    # non-ASCII capitals separate words even where str.lower or casefold maps them onto ASCII letters
+    text = "\u212aelvin kelvin \u0130stanbul \u017ftop stop"
+    kb.eq(top(text, 10), [("elvin", 1), ("kelvin", 1), ("stanbul", 1), ("stop", 1), ("top", 1)], "top_words(%r, 10)" % text)
+    text = "\u212a\u212a \u0130 \u017f"
+    kb.eq(top(text, 3), [], "top_words(%r, 3)" % text)
 
 
 kb.main()
