@@ -60,4 +60,13 @@ def readme_content_committed():
     kb.eq(out.encode(), README, "readme.md as committed")
 
 
+@kb.case
+def todo_left_untracked():
+    # staged counts as tracked: `git add` of both files and a commit of readme.md alone leaves todo.txt in the index
+    repo()
+    kb.ok(os.path.isfile(kb.path("notes/todo.txt")), "notes/todo.txt must still be there")
+    rc, out, err = git("ls-files", "--", "todo.txt")
+    kb.eq(out.strip(), "", "notes/todo.txt in the index (it must stay untracked)")
+
+
 kb.main()
