@@ -58,15 +58,17 @@ def inputs_not_mutated():
 @kb.case
 def result_shares_no_plain_object():
     expr = """(() => {
-        const a = {x: {y: 1}, only_a: {deep: {v: 1}}};
-        const b = {x: {z: 2}, only_b: {deep: {v: 2}}};
+        const a = {x: {y: 1}, only_a: {deep: {v: 1}}, rep: 5};
+        const b = {x: {z: 2}, only_b: {deep: {v: 2}}, rep: {deep: {v: 3}}};
         const r = m(a, b);
         r.x.y = 99; r.x.z = 99;
         r.only_a.deep.v = 99; r.only_b.deep.v = 99;
         r.only_a.added = 1; r.only_b.added = 1;
+        r.rep.deep.v = 99; r.rep.added = 1;
         return [a, b];
     })()"""
-    want = [{"x": {"y": 1}, "only_a": {"deep": {"v": 1}}}, {"x": {"z": 2}, "only_b": {"deep": {"v": 2}}}]
+    want = [{"x": {"y": 1}, "only_a": {"deep": {"v": 1}}, "rep": 5},
+            {"x": {"z": 2}, "only_b": {"deep": {"v": 2}}, "rep": {"deep": {"v": 3}}}]
     kb.eq(kb.node(FILE, expr), want, "[a, b] after changing the result")
 
 
