@@ -39,6 +39,8 @@ def median_even_count():
     close(median([10, 20]), 15, "median([10, 20])")
     close(median([60, 10, 50, 20, 40, 30]), 35, "median([60, 10, 50, 20, 40, 30])")
     close(median([5, 5, 1, 9]), 5, "median([5, 5, 1, 9])")
+    close(median([8, 1, 2, 7]), 4.5, "median([8, 1, 2, 7])")
+    close(median([0, -3]), -1.5, "median([0, -3])")
 
 
 @kb.case
