@@ -36,4 +36,11 @@ def name_kept_verbatim():
         kb.eq(hello(name), "Hello, %s!\n" % name, "output with GREET_NAME=%r" % name)
 
 
+@kb.case
+def outer_spaces_kept():
+    # "exactly as it is": spaces at the ends stay, and a name of only spaces is not empty
+    for name in ("  Ada  ", "\tGrace", "   "):
+        kb.eq(hello(name), "Hello, %s!\n" % name, "output with GREET_NAME=%r" % name)
+
+
 kb.main()

@@ -1,0 +1,3 @@
+#!/bin/bash
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+echo Hello, ${GREET_NAME:-world}!
