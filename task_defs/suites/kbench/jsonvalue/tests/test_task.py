@@ -1,4 +1,6 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+import re
+
 import kbtest as kb
 
 ANSWER = "5439"  # database -> replicas -> second element (index 1) -> port
@@ -10,7 +12,9 @@ def answer():
 
 @kb.case
 def value_is_right():
-    kb.eq(answer(), ANSWER, "answer.txt")
+    # the right port is in answer.txt; its form and the absence of other values are the cases below
+    numbers = re.findall(r"[0-9]+", answer())
+    kb.ok(ANSWER in numbers, "answer.txt must hold the port of database.replicas[1], got %r" % answer()[:80])
 
 
 @kb.case
