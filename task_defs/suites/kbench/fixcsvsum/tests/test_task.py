@@ -69,11 +69,28 @@ def header_only_gives_zero():
 def missing_amount_column():
     for text, what in [("date,total\n2024-01-01,5\n", "no amount column"),
                        ("date,Amount\n2024-01-01,5\n", "Amount with a capital A"),
+                       ("date, amount\n2024-01-01, 5\n", "header cell ' amount' with a leading space"),
                        ("", "empty file")]:
         rc, out, err = kb.run(["python3", "csvsum.py", write_csv(text)])
         kb.eq(rc, 1, "%s: exit status" % what)
         kb.eq(out, "", "%s: stdout must be empty" % what)
         kb.ok(err.strip() != "", "%s: an error message on stderr" % what)
+
+
+@kb.case
+def quoted_field_with_line_breaks():
+    text = ('id,note,amount\n'
+            '1,"first line\nsecond line",4.50\n'
+            '2,"a, b\r\nand ""c""\n",1.25\n'
+            '3,plain,-0.75\n')
+    total_of(text, "5.00", "quoted notes that span several lines")
+
+
+@kb.case
+def zero_total_has_no_sign():
+    total_of("amount\n-0.10\n-0.20\n0.30\n", "0.00", "amounts that cancel out")
+    total_of("amount,x\n-1.10,a\n-2.20,b\n3.30,c\n", "0.00", "amounts that cancel out, two columns")
+    total_of("amount\n-0.1\n-0.2\n0.25\n", "-0.05", "a small negative total")
 
 
 kb.main()
