@@ -18,6 +18,9 @@ The process that holds the nonce (the "judge") never runs agent code:
   or repr in the judge (an agent object stays an opaque proxy that compares by identity).
 * the judge makes itself non-dumpable before reading the nonce, so processes the agent starts
   (same uid) cannot ptrace it or read /proc/<pid>/mem.
+* nothing reaches the judge through files either: under the grader the test and its data are never
+  files in the sandbox (they arrive on stdin, see _judge()), and the judge imports only from the
+  read-only stdlib, so a module agent code plants anywhere is never what the judge imports.
 """
 import base64
 import builtins
@@ -25,7 +28,6 @@ import json
 import os
 import pathlib
 import select
-import shutil
 import subprocess
 import sys
 import traceback
@@ -54,6 +56,33 @@ else:
 _CASES = []
 _WORK = os.getcwd()
 _CHILDREN = []  # the serving processes load() started
+_DATA = None  # the test's own files {name: bytes} once the grader has handed them over (see _judge)
+
+
+def _judge():
+    """How the grader runs a hidden test: `python3 -I -S -B -c "..."` puts this read-only folder on sys.path,
+    imports kbtest (the nonce is read), takes the folder off sys.path again and calls this; stdin holds the nonce
+    line and then one JSON line {"test": name, "files": {name: base64}} with every file of the test's folder.
+
+    So the test never exists as a file agent code could read or a folder it could write: it is read here to
+    the end of stdin before any agent code runs (nothing stays in the pipe), kept in this non-dumpable
+    process, and run as __main__. From here on sys.path is the stdlib alone, read-only in the sandbox: -I
+    leaves out the current folder, the script's folder, PYTHON* variables and the user's site, -S every
+    site-packages, .pth and sitecustomize; -B writes no bytecode anywhere. What a test or the traceback
+    printer imports late therefore never comes from the work folder, /tmp, HOME or this folder."""
+    global _DATA
+    bundle = json.loads(sys.stdin.read())
+    _DATA = {name: base64.b64decode(text, validate=True) for name, text in bundle["files"].items()}
+    name = bundle["test"]
+    source = _DATA[name].decode("utf-8")
+    # A path in this read-only folder that cannot exist, so tracebacks find no file to show lines from: the test's
+    # source stays out of the log (which boards show), and nothing anyone wrote there is read as its source.
+    filename = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hidden", name)
+    test = types.ModuleType("__main__")
+    test.__file__ = filename
+    sys.modules["__main__"] = test
+    sys.argv = [filename]
+    exec(compile(source, filename, "exec"), vars(test))
 
 
 class Crash(Exception):
@@ -124,6 +153,36 @@ def read_bytes(name):
 
 def exists(name):
     return os.path.exists(path(name))
+
+
+def _by_hand_dir():
+    """An author running a test by hand (`python3 tests/test_task.py` beside a copy of this file): its folder."""
+    return os.path.dirname(os.path.abspath(sys.argv[0]))
+
+
+def data(name):
+    """A file of the test's own folder as bytes, by its path there ("app.log.orig", "pristine_docs/a.txt").
+    Under the grader it comes from memory (the folder never exists in the sandbox), so any time is fine."""
+    if _DATA is None:
+        with open(os.path.join(_by_hand_dir(), name), "rb") as fh:
+            return fh.read()
+    try:
+        return _DATA[name]
+    except KeyError:
+        raise FileNotFoundError("the test's folder has no file %r" % (name,)) from None
+
+
+def data_files(folder=""):
+    """The paths, relative to `folder` and sorted, of the test's own files under `folder` ("" for all)."""
+    prefix = folder.strip("/") + "/" if folder.strip("/") else ""
+    if _DATA is not None:
+        return sorted(n[len(prefix):] for n in _DATA if n.startswith(prefix))
+    root = os.path.join(_by_hand_dir(), prefix)
+    out = []
+    for dirpath, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]  # as the grader leaves them out
+        out += [os.path.relpath(os.path.join(dirpath, n), root).replace(os.sep, "/") for n in names]
+    return sorted(out)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -826,37 +885,8 @@ def _raise_remote(info):
     raise exc from _RemoteTraceback(info["tb"])
 
 
-_TESTS_HIDDEN = []
-
-
-def _hide_tests():
-    """Called before any agent code runs in this grading (load, run, node): the grader's private folder holding
-    this test and its data loses everything but this harness. Agent code runs as the same user as the test, so
-    only absence keeps it from reading the test's source or expected data; the test has read what it needs by
-    now (its module level has run). Only in that folder, beside the running test: never anywhere else."""
-    if _TESTS_HIDDEN:
-        return
-    _TESTS_HIDDEN.append(True)
-    here = os.path.dirname(os.path.abspath(__file__))
-    main_file = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.dirname(main_file) != here or os.environ.get("KBTEST_PRIVATE_DIR") != here:
-        return  # not the grader's private copy (say, an author running a test by hand): never delete anything
-    for name in os.listdir(here):
-        if name == os.path.basename(__file__):
-            continue
-        p = os.path.join(here, name)
-        try:
-            if os.path.isdir(p) and not os.path.islink(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
-        except OSError as exc:
-            sys.stderr.write("kbtest: could not hide %s from agent code: %s\n" % (name, exc))
-
-
 def load(filename, modname=None):
     """Import the agent's Python file in a process of its own; any failure is a crash. Returns a proxy."""
-    _hide_tests()
     modname = modname or os.path.splitext(os.path.basename(filename))[0]
     child = _Child(filename, modname)
     try:
@@ -886,7 +916,6 @@ def _sync_children():
 
 def run(args, stdin=None, timeout=20, env=None):
     """Run a command in the work folder; returns (returncode, stdout, stderr)."""
-    _hide_tests()
     full_env = dict(os.environ)
     full_env.update(env or {})
     try:
@@ -902,7 +931,6 @@ def node(filename, expr, timeout=20):
 
     The value travels on a marked line, so anything the agent's module prints cannot garble it.
     """
-    _hide_tests()
     script = (
         "let m; try { m = require(%s); } catch (e) { console.error(String(e && e.stack || e)); process.exit(97); }\n"
         "const send = (o) => process.stdout.write('\\n' + %s + JSON.stringify(o) + '\\n');\n"
@@ -975,7 +1003,6 @@ def measure(code, stdin=None, cpu_limit=None, timeout=120, isolated=False):
     be imported by accident: for the test's own reference)."""
     import threading
     import time
-    _hide_tests()
     flags = ["-I", "-B"] if isolated else ["-B", "-E", "-s"]
     proc = subprocess.Popen([sys.executable] + flags + ["-c", code], cwd=_WORK, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
@@ -1056,21 +1083,21 @@ def reference_code(source, body):
     return _CHILD_PRELUDE + source + "\n" + body + "\n"
 
 
-def within_cost(what, agent_code, reference_code, stdin=None, factor=20.0, floor=0.05, timeout=120):
+def within_cost(what, agent_code, reference_code, stdin=None, factor=10.0, floor=0.05, timeout=120):
     """The agent's code may use at most `factor` times the CPU time of the test's own straightforward solution
-    doing the same work (the larger of two runs of it, measured now; at least `floor` seconds). Returns the
-    agent's Cost; its value() is checked by the caller. Over the budget is `wrong`: the work grows faster than
-    the prompt allows (an exponential search, a scan where a lookup was asked for)."""
-    ref = [measure(reference_code, stdin, timeout=timeout, isolated=True) for _ in range(2)]
-    for r in ref:
-        r.value("the test's own reference run")  # a broken reference is the test's fault: a crash, loudly
-    budget = factor * max(max(r.cpu for r in ref), floor)
+    doing the same work, measured now (at least `floor` seconds). Returns the agent's Cost; its value() is
+    checked by the caller. Over the budget is `wrong`: the work grows faster than the prompt allows (an
+    exponential search, a scan where a lookup was asked for). CPU time varies by a few tens of percent between
+    runs at most, so a factor of 5 or more leaves a correct solution safe margin; wrong ones cost 100s of times."""
+    ref = measure(reference_code, stdin, timeout=timeout, isolated=True)
+    ref.value("the test's own reference run")  # a broken reference is the test's fault: a crash, loudly
+    budget = factor * max(ref.cpu, floor)
     got = measure(agent_code, stdin, cpu_limit=budget, timeout=timeout)
-    print("COST %s: %.3fs CPU; reference %.3fs and %.3fs; budget %.3fs" % (what, got.cpu, ref[0].cpu, ref[1].cpu, budget))
+    print("COST %s: %.3fs CPU; the test's own solution %.3fs; budget %.3fs" % (what, got.cpu, ref.cpu, budget))
     if got.over:
         raise AssertionError("%s: stopped after %.2fs of CPU time, %.0f times what a straightforward solution "
                              "took on the same input (%.2fs) in this grading; the work grows faster than the "
-                             "prompt allows" % (what, got.cpu, factor, budget / factor))
+                             "prompt allows" % (what, got.cpu, factor, ref.cpu))
     return got
 
 
