@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -10,9 +11,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sandbox import uids
 from sandbox.isolation import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
 from sandbox.limits import Limits
 from sandbox.procs import kill_all, processes_in_folder, session_processes, wait_gone
@@ -100,81 +102,89 @@ def run_session(
     network: bool = True,
 ) -> SessionResult:
     """Run `cmd` with `workdir` as its only writable folder; always returns, never leaves a process behind.
-    network=False: its own network namespace under bwrap (no effect without isolation)."""
+    network=False: its own network namespace under bwrap (no effect without isolation). Dropping to an
+    unprivileged uid, the session gets one of its own for its whole life, cleanup included (sandbox/uids.py)."""
     cfg = cfg or IsolationConfig()
-    workdir = Path(workdir).resolve()
-    isolation = cfg.resolve()
-    scratch = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.scratch-", dir=workdir.parent))
-    home, tmp = scratch / "home", scratch / "tmp"
-    home.mkdir()
-    tmp.mkdir()
-    full_env = {"PATH": ":".join([*cfg.path_prefix, SYSTEM_PATH]), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb"}
-    if isolation == "bwrap":
-        full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
-    else:
-        full_env.update(HOME=str(home), TMPDIR=str(tmp))
-    full_env.update(env or {})
-    run_as = "self"
-    if cfg.drops_uid:
-        chown_tree(workdir, cfg.run_as_uid)
-        chown_tree(scratch, cfg.run_as_uid)
-        run_as = f"uid {cfg.run_as_uid}"
-    if isolation == "bwrap":
-        for src, _dest in rw_binds:
-            if cfg.drops_uid:
-                chown_tree(Path(src), cfg.run_as_uid)
-        argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env, rw_binds=list(rw_binds),
-                          network=network)
-        popen_env = {"PATH": SYSTEM_PATH}
-    else:
-        argv, popen_env = list(cmd), full_env
+    with uids.pool().lease() if cfg.drops_uid else contextlib.nullcontext() as uid:
+        if uid is not None:
+            cfg = replace(cfg, run_as_uid=uid)
+        workdir = Path(workdir).resolve()
+        isolation = cfg.resolve()
+        scratch = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.scratch-", dir=workdir.parent))
+        home, tmp = scratch / "home", scratch / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        full_env = {"PATH": ":".join([*cfg.path_prefix, SYSTEM_PATH]), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+                    "TERM": "dumb"}
+        if isolation == "bwrap":
+            full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
+        else:
+            full_env.update(HOME=str(home), TMPDIR=str(tmp))
+        full_env.update(env or {})
+        run_as = "self"
+        if cfg.drops_uid:
+            chown_tree(workdir, cfg.run_as_uid)
+            chown_tree(scratch, cfg.run_as_uid)
+            run_as = f"uid {cfg.run_as_uid}"
+        if isolation == "bwrap":
+            for src, _dest in rw_binds:
+                if cfg.drops_uid:
+                    chown_tree(Path(src), cfg.run_as_uid)
+            argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env,
+                              rw_binds=list(rw_binds), network=network)
+            popen_env = {"PATH": SYSTEM_PATH}
+        else:
+            argv, popen_env = list(cmd), full_env
 
-    start = time.monotonic()
-    proc = subprocess.Popen(
-        argv, cwd=workdir, env=popen_env, start_new_session=True, preexec_fn=_preexec(limits),
-        stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    pump = _OutputPump(proc.stdout, output_path, limits.max_output_bytes)
-    pump.start()
-    finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
+        start = time.monotonic()
+        proc = subprocess.Popen(
+            argv, cwd=workdir, env=popen_env, start_new_session=True, preexec_fn=_preexec(limits),
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        pump = _OutputPump(proc.stdout, output_path, limits.max_output_bytes)
+        pump.start()
+        finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
 
-    def hard_kill() -> None:
-        # Killing the group takes bwrap's namespace init with it, and the kernel then ends every
-        # process in the namespace at once: a fork bomb cannot outrun that.
+        def hard_kill() -> None:
+            # Killing the group takes bwrap's namespace init with it, and the kernel then ends every
+            # process in the namespace at once: a fork bomb cannot outrun that.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            wait_gone(finder)
+
+        writable = (workdir, scratch, *(Path(src) for src, _ in (rw_binds if isolation == "bwrap" else ())))
+        dog = Watchdog(finder, hard_kill, limits, label, log_path, disk_roots=writable,
+                       owner=cfg.run_as_uid if cfg.drops_uid else os.geteuid()).start()
+        if stdin_data is not None:
+            try:
+                proc.stdin.write(stdin_data)
+                proc.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+        timed_out = False
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        wait_gone(finder)
-
-    dog = Watchdog(finder, hard_kill, limits, label, log_path, disk_roots=(workdir, scratch)).start()
-    if stdin_data is not None:
-        try:
-            proc.stdin.write(stdin_data)
-            proc.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
-    timed_out = False
-    try:
-        proc.wait(timeout=limits.timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        dog.kill_session("timeout", f"ran past {limits.timeout_s:g}s")
-    finally:
-        dog.stop()
-        # Whatever the session left running: first its process tree and group, then anything
-        # whose current folder is in the work folder (a setsid'd daemon escapes the group).
-        dog.record_many("cleanup", kill_all(finder), "left running after the session")
-        dog.record_many("sweep", kill_all(lambda: processes_in_folder(workdir)), "current folder inside the work folder")
-        proc.wait()
-        pump.join(timeout=5)
-    duration = time.monotonic() - start
-    outside = _files_under(home, "~") + _files_under(tmp, "/tmp")
-    shutil.rmtree(scratch, ignore_errors=True)
-    return SessionResult(
-        returncode=proc.returncode, timed_out=timed_out, duration_s=duration, isolation=isolation, run_as=run_as,
-        output_bytes=pump.total, output_truncated=pump.total > limits.max_output_bytes,
-        tail=pump.tail.decode("utf-8", "replace"), kills=dog.kills, session_killed=dog.session_killed,
-        outside_writes=outside,
-    )
+            proc.wait(timeout=limits.timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            dog.kill_session("timeout", f"ran past {limits.timeout_s:g}s")
+        finally:
+            dog.stop()
+            # Whatever the session left running: first its process tree and group, then anything
+            # whose current folder is in the work folder (a setsid'd daemon escapes the group).
+            dog.record_many("cleanup", kill_all(finder), "left running after the session")
+            dog.record_many("sweep", kill_all(lambda: processes_in_folder(workdir)),
+                            "current folder inside the work folder")
+            proc.wait()
+            pump.join(timeout=5)
+        duration = time.monotonic() - start
+        outside = _files_under(home, "~") + _files_under(tmp, "/tmp")
+        shutil.rmtree(scratch, ignore_errors=True)
+        return SessionResult(
+            returncode=proc.returncode, timed_out=timed_out, duration_s=duration, isolation=isolation, run_as=run_as,
+            output_bytes=pump.total, output_truncated=pump.total > limits.max_output_bytes,
+            tail=pump.tail.decode("utf-8", "replace"), kills=dog.kills, session_killed=dog.session_killed,
+            outside_writes=outside,
+        )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -9,25 +10,29 @@ from pathlib import Path
 
 import psutil
 
+from sandbox.accounting import memory_use, unlinked_bytes
 from sandbox.diskspace import used_bytes
 from sandbox.limits import Limits
-from sandbox.procs import kill_all
+from sandbox.procs import kill_all, task_count
 
 _LOG_LOCK = threading.Lock()
-DISK_COST_FACTOR = 20  # the next disk count waits at least 20 times as long as the last one took
+COST_FACTOR = 20  # the next memory or disk count waits at least 20 times as long as the last one took
+MIB = 1024 * 1024
 
 
 @dataclass
 class Kill:
-    reason: str  # rss | procs | disk | timeout | sweep | cleanup
+    reason: str  # rss (one process) | memory | procs | disk | timeout (whole session) | sweep | cleanup
     pid: int
     detail: str
 
 
 @dataclass
 class Watchdog:
-    """Polls a session: kills a process above the RSS limit; kills the whole session above max_procs, or when
-    its folders (`disk_roots`: the work folder, its HOME and /tmp) hold more than disk_bytes."""
+    """Polls a session: kills a process that alone holds more than the memory limit, and the whole session when it
+    holds more in total, runs more than max_procs tasks (threads counted), or its folders (`disk_roots`: the work
+    folder, its HOME and /tmp, writable binds) plus the files it deleted but holds open (those of `owner`, the
+    uid it runs as) take more than disk_bytes."""
 
     finder: object  # () -> dict[pid, psutil.Process]
     hard_kill: object  # () -> None: the fast, whole-session kill (process group / pid namespace)
@@ -35,12 +40,19 @@ class Watchdog:
     label: str
     log_path: Path | None = None
     disk_roots: tuple[Path, ...] = ()
+    owner: int | None = None
     kills: list[Kill] = field(default_factory=list)
     session_killed: str | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+    _disk_devs: set[int] = field(default_factory=set)  # the disk roots' file systems: their files are disk, not memory
 
     def start(self) -> Watchdog:
+        for root in self.disk_roots:
+            try:
+                self._disk_devs.add(os.stat(root).st_dev)
+            except OSError:
+                continue
         self._thread = threading.Thread(target=self._loop, name=f"watchdog-{self.label}", daemon=True)
         self._thread.start()
         return self
@@ -76,33 +88,49 @@ class Watchdog:
         next_disk = time.monotonic() + self.limits.disk_poll_s
         while not self._stop.wait(self.limits.proc_poll_s):
             procs = self.finder()
-            if len(procs) > self.limits.max_procs:
-                self.kill_session("procs", f"{len(procs)} processes > max_procs {self.limits.max_procs}")
+            tasks = task_count(procs)
+            if tasks > self.limits.max_procs:
+                self.kill_session("procs", f"{tasks} tasks (threads counted) in {len(procs)} processes > max_procs "
+                                           f"{self.limits.max_procs}")
                 continue
-            if time.monotonic() >= next_mem:
-                next_mem = time.monotonic() + self.limits.mem_poll_s
-                self._check_memory(procs)
+            # a session of many processes or files costs more to count: look less often, so counting stays under 5%
+            if not self.session_killed and time.monotonic() >= next_mem:
+                took = self._timed(self._check_memory, procs)
+                next_mem = time.monotonic() + max(self.limits.mem_poll_s, COST_FACTOR * took)
             if self.disk_roots and not self.session_killed and time.monotonic() >= next_disk:
-                t = time.monotonic()
-                self._check_disk()
-                # a folder of many files costs more to count: poll it less often, so counting stays under 5%
-                took = time.monotonic() - t
-                next_disk = time.monotonic() + max(self.limits.disk_poll_s, DISK_COST_FACTOR * took)
+                took = self._timed(self._check_disk, procs)
+                next_disk = time.monotonic() + max(self.limits.disk_poll_s, COST_FACTOR * took)
 
-    def _check_disk(self) -> None:
+    @staticmethod
+    def _timed(check, procs) -> float:
+        t = time.monotonic()
+        check(procs)
+        return time.monotonic() - t
+
+    def _check_disk(self, procs: dict[int, psutil.Process]) -> None:
         used = used_bytes(*self.disk_roots)
-        if used > self.limits.disk_bytes:
-            mib = 1024 * 1024
-            self.kill_session("disk", f"its folders hold {used // mib}MiB > disk limit "
-                                      f"{self.limits.disk_bytes // mib}MiB")
+        hidden = unlinked_bytes(procs, owner=self.owner, disk_devs=self._disk_devs)
+        if used + hidden > self.limits.disk_bytes:
+            held = f" (+{hidden // MIB}MiB in deleted files still open)" if hidden else ""
+            self.kill_session("disk", f"its folders hold {used // MIB}MiB{held} > disk limit "
+                                      f"{self.limits.disk_bytes // MIB}MiB")
 
     def _check_memory(self, procs: dict[int, psutil.Process]) -> None:
+        limit = self.limits.rss_limit_bytes
+        use = memory_use(procs, self._disk_devs)
+        killed = set()
         for pid, p in procs.items():
+            charge = use.charge(pid)
+            if charge <= limit:
+                continue
             try:
-                rss = p.memory_info().rss
-                if rss > self.limits.rss_limit_bytes:
-                    name = p.name()
-                    p.kill()
-                    self.record("rss", pid, f"{name} rss={rss // (1024 * 1024)}MiB > {self.limits.rss_limit_bytes // (1024 * 1024)}MiB")
+                name = p.name()
+                p.kill()
             except psutil.Error:
                 continue
+            killed.add(pid)
+            self.record("rss", pid, f"{name} holds {charge // MIB}MiB > {limit // MIB}MiB")
+        total = use.total(without=killed)
+        if total > limit:
+            self.kill_session("memory", f"its processes and shared memory hold {total // MIB}MiB > session memory "
+                                        f"limit {limit // MIB}MiB")

@@ -1,0 +1,180 @@
+"""A session's limits are its own and cover everything it holds: its own process budget (one uid per session, so
+a thread hog cannot starve a concurrent session), threads counted as tasks, memory summed over its processes with
+shared memory (memfd, /dev/shm) counted, and disk that includes files deleted but still open and every writable
+bind. Real bwrap sessions; each hostile command would have gone unpunished before."""
+
+import os
+import threading
+import time
+
+import pytest
+
+from conftest import fresh, needs_bwrap
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import AGENT_LIMITS, MB
+from sandbox.runner import run_session
+from sandbox.uids import pool
+
+BWRAP = IsolationConfig(mode="bwrap")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root can give each session its own uid")
+
+# Polls fast so that each test ends soon after its limit is crossed; the timeout is only a safety stop.
+QUICK = AGENT_LIMITS.with_(timeout_s=30, mem_poll_s=0.2, disk_poll_s=0.2)
+
+
+def session(work, name, cmd, limits=QUICK, cfg=BWRAP, **kw):
+    wd = fresh(work / name)
+    return run_session(["bash", "-c", cmd], wd, limits=limits, cfg=cfg, log_path=work / "watchdog.log", **kw), wd
+
+
+def py(code: str) -> str:
+    return f"python3 -c '{code}'"
+
+
+THREAD_HOG = py("""
+import os, threading, time
+threading.stack_size(64 * 1024)
+stop, started = threading.Event(), 0
+try:
+    for _ in range({n}):
+        threading.Thread(target=stop.wait, daemon=True).start()
+        started += 1
+except RuntimeError:
+    pass
+open("ready", "w").write(str(started))
+while not os.path.exists("done"):
+    time.sleep(0.05)
+""")
+
+
+@needs_bwrap
+@needs_root
+def test_a_thread_hog_does_not_stop_a_concurrent_session_from_starting_processes(work):
+    """Both sessions may run 3000 tasks. The hog takes all of its own budget with threads in one process (the
+    watchdog is told to allow it); the other session must still start 50 processes. With one uid for every
+    sandbox, the hog's threads spent the other's budget too and its forks failed with EAGAIN."""
+    limits = QUICK.with_(nproc_rlimit=3000, max_procs=100_000)
+    hog: dict = {}
+    thread = threading.Thread(target=lambda: hog.update(res=session(work, "hog", THREAD_HOG.format(n=3000), limits)[0]))
+    thread.start()
+    ready = work / "hog" / "ready"
+    deadline = time.monotonic() + 30
+    while not ready.exists() and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert ready.exists(), "the thread hog never got ready"
+        assert int(ready.read_text() or 0) > 2900
+        spawn = py("import subprocess; ps = [subprocess.Popen([\"sleep\", \"0.5\"]) for _ in range(50)]; "
+                   "[p.wait() for p in ps]; print(\"started\", len(ps))")
+        res, _ = session(work, "other", spawn, limits)
+    finally:
+        (work / "hog" / "done").touch()
+        thread.join(60)
+    assert res.returncode == 0 and "started 50" in res.tail, res.tail
+    assert res.run_as != hog["res"].run_as
+    assert {res.run_as, hog["res"].run_as} <= {f"uid {u}" for u in pool().uids}
+
+
+@needs_bwrap
+def test_threads_count_against_the_process_limit(work):
+    """One process, 300 threads, a limit of 100 tasks: the whole session is stopped as a process bomb."""
+    res, _ = session(work, "threads", THREAD_HOG.format(n=300), QUICK.with_(max_procs=100))
+    assert res.session_killed == "procs" and not res.timed_out, res.tail
+    assert "tasks (threads counted)" in (work / "watchdog.log").read_text()
+
+
+@needs_bwrap
+def test_processes_each_under_the_memory_limit_are_killed_together(work):
+    """Four processes of 80 MB against a 200 MB session: none is over on its own, the session is."""
+    hog = py("import time; b = b\"x\" * (80 << 20); time.sleep(60)")
+    res, _ = session(work, "mem", f"for i in 1 2 3 4; do {hog} & done; wait",
+                     QUICK.with_(rss_limit_bytes=200 * MB))
+    assert res.session_killed == "memory" and not res.timed_out, res.tail
+    assert not [k for k in res.kills if k.reason == "rss"]
+    assert "reason=memory" in (work / "watchdog.log").read_text()
+
+
+MEMFD_HELD = py("""
+import os, time
+fd = os.memfd_create("hoard")
+for _ in range(150):
+    os.write(fd, b"m" * (1 << 20))
+time.sleep(60)
+""")
+
+MEMFD_MAPPED = py("""
+import mmap, os, time
+fd = os.memfd_create("hoard")
+os.ftruncate(fd, 150 << 20)
+m = mmap.mmap(fd, 150 << 20)
+os.close(fd)
+for i in range(0, 150 << 20, 4096):
+    m[i] = 1
+time.sleep(60)
+""")
+
+
+@needs_bwrap
+@pytest.mark.parametrize("code", [MEMFD_HELD, MEMFD_MAPPED], ids=["held", "mapped"])
+def test_a_memfd_counts_as_memory(work, code):
+    """150 MB in a memfd against a 100 MB limit. Held only by its descriptor it is in no process's resident size;
+    mapped with the descriptor closed it is found through the mapping. Its holder is killed."""
+    res, _ = session(work, "memfd", f"{code}; echo exit=$?", QUICK.with_(rss_limit_bytes=100 * MB))
+    assert [k.reason for k in res.kills if k.pid] == ["rss"], res.kills
+    assert "exit=137" in res.tail and not res.timed_out
+
+
+@needs_bwrap
+def test_shared_memory_is_counted_once(work):
+    """One 60 MB memfd mapped by four processes is 60 MB, not 240: a 100 MB session is left alone."""
+    code = py("""
+import mmap, os, time
+fd = os.memfd_create("shared")
+os.ftruncate(fd, 60 << 20)
+m = mmap.mmap(fd, 60 << 20)
+m[:] = b"s" * (60 << 20)
+for _ in range(3):
+    if os.fork() == 0:
+        break
+time.sleep(2)
+""")
+    res, _ = session(work, "shared", f"{code}; echo exit=$?", QUICK.with_(rss_limit_bytes=100 * MB))
+    assert res.kills == [] and res.session_killed is None, res.kills
+    assert "exit=0" in res.tail
+
+
+@needs_bwrap
+def test_a_file_left_in_dev_shm_counts_as_memory(work):
+    """A tmpfs file nobody holds open (written and closed in the sandbox's /dev/shm) is memory too. The dropped
+    uid cannot write there at all, so this runs as root without capabilities, as a non-root kbench would."""
+    res, _ = session(work, "shm", "head -c 150M /dev/zero > /dev/shm/blob && echo written; sleep 60",
+                     QUICK.with_(rss_limit_bytes=100 * MB), cfg=IsolationConfig(mode="bwrap", drop_uid=False))
+    assert "written" in res.tail
+    assert res.session_killed == "memory" and not res.timed_out, res.tail
+
+
+@needs_bwrap
+def test_an_open_deleted_file_counts_as_disk(work):
+    """100 MB written to a file whose name was removed at once: no folder walk sees it, a 50 MB disk limit does."""
+    code = py("""
+import os, time
+f = open("blob", "wb")
+os.unlink("blob")
+for _ in range(100):
+    f.write(b"d" * (1 << 20))
+f.flush()
+time.sleep(60)
+""")
+    res, wd = session(work, "unlinked", code, QUICK.with_(disk_bytes=50 * MB))
+    assert res.session_killed == "disk" and not res.timed_out, res.tail
+    assert "deleted files still open" in (work / "watchdog.log").read_text()
+    assert not (wd / "blob").exists()
+
+
+@needs_bwrap
+def test_a_writable_bind_counts_as_disk(work):
+    """pi's config folder is bound writable beside the work folder: what the session writes there is its disk."""
+    cfg_dir = fresh(work / "pi-agent")
+    res, _ = session(work, "bind", "head -c 80M /dev/zero > /opt/kbench/pi-agent/blob; sleep 60",
+                     QUICK.with_(disk_bytes=50 * MB), rw_binds=[(cfg_dir, "/opt/kbench/pi-agent")])
+    assert res.session_killed == "disk" and not res.timed_out, res.tail
