@@ -61,4 +61,12 @@ def non_strings_throw_type_error():
         kb.eq(kb.node(FILE, expr), "TypeError", "wordCount(%s)" % arg)
 
 
+@kb.case
+def lower_case_comes_first():
+    # toLowerCase runs before words are found: the Kelvin sign becomes k, dotted capital I becomes i and U+0307
+    check("\u212aelvin kelvin", {"kelvin": 2})
+    check("\u0130stanbul", {"i": 1, "stanbul": 1})
+    check("\u212a-\u212a", {"k": 2})
+
+
 kb.main()

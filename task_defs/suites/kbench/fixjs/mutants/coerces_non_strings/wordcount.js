@@ -1,0 +1,14 @@
+// kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+"use strict";
+
+// Count how often each word occurs in a text: returns an object word -> count.
+function wordCount(text) {
+
+  const counts = new Map();
+  for (const word of String(text).toLowerCase().match(/[a-z]+/g) || []) {
+    counts.set(word, (counts.get(word) || 0) + 1);
+  }
+  return Object.fromEntries(counts);
+}
+
+module.exports = wordCount;
