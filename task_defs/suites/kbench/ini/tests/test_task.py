@@ -27,15 +27,17 @@ def whitespace_and_comments():
         "   \n"
         "pass=  s3cret\r\n"
         "    # indented hash comment\n"
+        "; timeout = 30\n"
+        "  #debug=true\n"
     )
     check(text, {"db": {"user": "admin", "pass": "s3cret"}})
 
 
 @kb.case
 def values_keep_equals_and_comment_chars():
-    text = "[links]\nurl = http://x.org/?a=1&b=2#frag\nnote = keep ; this\nquoted = \"a b\"\nempty =\n"
+    text = "[links]\nurl = http://x.org/?a=1&b=2#frag\nnote = keep ; this\nquoted = \"a b\"\nempty =\neq ==x\n"
     check(text, {"links": {"url": "http://x.org/?a=1&b=2#frag", "note": "keep ; this", "quoted": "\"a b\"",
-                           "empty": ""}})
+                           "empty": "", "eq": "=x"}})
 
 
 @kb.case
@@ -66,6 +68,15 @@ def bad_lines_raise():
     kb.raises(ValueError, parse, "[s]\n= 5\n")
     kb.raises(ValueError, parse, "[s]\n   =\n")
     kb.raises(ValueError, parse, "[unclosed\n")
+    kb.raises(ValueError, parse, "[s]x\nk = v\n")  # not of the form [name], and no =
+    kb.raises(ValueError, parse, "[s]\nhost: example.org\n")  # only = separates a key from its value
+
+
+@kb.case
+def only_newline_ends_a_line():
+    # other line-break characters are ordinary characters of the line; a \r is whitespace only at its ends
+    check("[s]\nk = a\u2028b\nm = 1\x0c2\nr = 1\r2\r\n", {"s": {"k": "a\u2028b", "m": "1\x0c2", "r": "1\r2"}})
+    check("[s]\nk = v", {"s": {"k": "v"}})  # a last line without \n
 
 
 kb.main()
