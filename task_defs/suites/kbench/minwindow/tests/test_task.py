@@ -1,7 +1,6 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 import json
 import random
-import sys
 from collections import Counter
 
 import kbtest as kb
@@ -23,6 +22,8 @@ def brute(s, t):
     return ""
 
 
+LINEAR = r'''
+from collections import Counter
 def linear(s, t):
     """The test's own answer for long inputs: a sliding window over positions of t's characters."""
     if not t:
@@ -47,6 +48,9 @@ def linear(s, t):
                 have[lc] -= 1
             left += 1
     return "" if best is None else s[best[0]:best[1]]
+'''
+exec(LINEAR)
+RUN = "answer([%s(s, t) for s, t in cases])"
 
 
 def check(s, t, want):
@@ -101,21 +105,8 @@ def random_short_cases():
         check(s, t, brute(s, t))
 
 
-CHILD = r'''
-import importlib.util, json, os, sys
-work = os.getcwd()
-sys.path = [p for p in sys.path if p not in ("", work)] + [work]
-cases = json.loads(sys.stdin.read())
-spec = importlib.util.spec_from_file_location("minwindow", os.path.join(work, "minwindow.py"))
-mod = importlib.util.module_from_spec(spec)
-sys.modules["minwindow"] = mod
-spec.loader.exec_module(mod)
-sys.stdout.write("\nKBCHILD " + json.dumps([mod.min_window(s, t) for s, t in cases]) + "\n")
-'''
-
-
 @kb.case
-def long_inputs_in_time():
+def long_inputs_within_budget():
     rng = random.Random(4)
     letters = "abcdefghijklmnopqrstuvwxyz"
     s1 = "".join(rng.choice(letters) for _ in range(200000))
@@ -123,14 +114,11 @@ def long_inputs_in_time():
     s2 = "".join(rng.choice("ab") for _ in range(199990)) + "c" + "".join(rng.choice("ab") for _ in range(9))
     t2 = "abc" * 3
     cases = [(s1, t1), (s2, t2)]
-    try:
-        rc, out, err = kb.run([sys.executable, "-B", "-E", "-s", "-c", CHILD], stdin=json.dumps(cases), timeout=10)
-    except AssertionError:
-        raise AssertionError("min_window took more than 10 seconds on two 200,000-character inputs")
-    lines = [ln for ln in out.splitlines() if ln.startswith("KBCHILD ")]
-    if rc != 0 or not lines:
-        raise kb.Crash("the timed run failed (exit %s): %s" % (rc, err.strip()[-800:]))
-    got = json.loads(lines[-1][len("KBCHILD "):])
+    # a sliding window touches each character of s twice; one that recounts its window, or compares whole
+    # counters at every step, does 1,000 times that here, so 10 times the test's own window tells them apart
+    got = kb.within_cost("min_window on two 200,000-character inputs",
+                         kb.agent_code("minwindow.py", RUN % "mod.min_window"),
+                         kb.reference_code(LINEAR, RUN % "linear"), stdin=json.dumps(cases), factor=10).value("min_window")
     for i, ((s, t), answer) in enumerate(zip(cases, got)):
         want = linear(s, t)
         kb.ok(answer == want, "long input %d: expected a window of length %d at index %d, got length %d at index %s" % (
