@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import secrets
 import shutil
@@ -10,9 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from task_defs.loader import HARNESS
-
-PRIVATE_DIR_ENV = "KBTEST_PRIVATE_DIR"  # kbtest.py reads the same name
+from task_defs.loader import HARNESS, task_files
 from task_defs.models import Task
 from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
 from sandbox.limits import TEST_LIMITS, Limits
@@ -20,7 +20,8 @@ from sandbox.runner import SessionResult, run_session
 from sandbox.workdirs import private_copy
 
 Outcome = Literal["pass", "wrong", "crash", "timeout", "nofile", "skipped"]
-TEST_MOUNT_NAME = "hidden"
+# The judge's start: the harness's read-only folder is on sys.path just long enough to import kbtest.
+JUDGE_CODE = "import sys; sys.path.append({0!r}); import kbtest; sys.path.remove({0!r}); kbtest._judge()"
 
 
 @dataclass
@@ -38,6 +39,14 @@ def missing_requirements(task: Task) -> list[str]:
 def _write(path: Path | None, text: str) -> None:
     if path is not None:
         path.write_text(text, encoding="utf-8")
+
+
+def judge_input(task: Task, nonce: str) -> bytes:
+    """What the judge reads on stdin: the nonce line, then every file of the test's folder as one JSON line."""
+    files = {f.relative_to(task.test_dir).as_posix(): base64.b64encode(f.read_bytes()).decode("ascii")
+             for f in task_files(task.test_dir)}
+    bundle = {"test": Path(task.test).name, "files": files}
+    return (nonce + "\n" + json.dumps(bundle) + "\n").encode("ascii")
 
 
 def _parse(result: SessionResult, nonce: str) -> tuple[Outcome, str]:
@@ -65,7 +74,9 @@ def grade(
     log_path: Path | None = None,
     timeout_s: float | None = None,
 ) -> Grade:
-    """Run the hidden test against `workdir`; the test is copied in only now, outside the work folder."""
+    """Run the hidden test against `workdir`. The test and its data are handed to the judge on stdin and never
+    exist as files in the sandbox (agent code runs as the same user as the judge and would read them); the only
+    file the judge runs from is the harness, in a read-only folder (see kbtest._judge)."""
     start = time.monotonic()
     missing = missing_requirements(task)
     if missing:
@@ -77,22 +88,18 @@ def grade(
         msg = f"nofile: {target} does not exist in the work folder"
         _write(output_path, msg + "\n")
         return Grade("nofile", msg, time.monotonic() - start)
-    # The harness sits beside the test so `import kbtest` finds it before anything in the work folder.
-    hidden = private_copy({TEST_MOUNT_NAME: task.test_dir, f"{TEST_MOUNT_NAME}/kbtest.py": HARNESS}, near=workdir)
+    # A fresh copy holding nothing but kbtest.py, owned by the grader and bound read-only: nothing in it can change.
+    harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
     try:
-        test_file = hidden / TEST_MOUNT_NAME / Path(task.test).name
         nonce = secrets.token_hex(16)
         limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
         result = run_session(
-            [sandbox_python(), "-B", "-E", "-s", str(test_file)], workdir, limits=limits, cfg=cfg,
-            # writable, so the harness can empty it (all but itself) before any agent code runs: agent code runs
-            # as the same user as the test and must not find the test's source or data there
-            output_path=output_path, rw_binds=[(hidden, str(hidden))], log_path=log_path, label=f"test:{task.id}",
-            stdin_data=(nonce + "\n").encode(),
-            network=False,  # agent code runs here with the hidden test in reach: nothing may leave the sandbox
-            env={PRIVATE_DIR_ENV: str(test_file.parent)},  # the one folder the harness may empty
+            [sandbox_python(), "-I", "-S", "-B", "-c", JUDGE_CODE.format(str(harness))], workdir, limits=limits,
+            cfg=cfg, output_path=output_path, ro_binds=[harness], log_path=log_path, label=f"test:{task.id}",
+            stdin_data=judge_input(task, nonce),
+            network=False,  # agent code runs here beside the judge: nothing may leave the sandbox
         )
     finally:
-        shutil.rmtree(hidden, ignore_errors=True)
+        shutil.rmtree(harness, ignore_errors=True)
     outcome, detail = _parse(result, nonce)
     return Grade(outcome, detail, time.monotonic() - start, result)

@@ -1,11 +1,9 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
-import os
-
 import kbtest as kb
 
 ANSWER = "56"  # lines whose level field is ERROR; several INFO/WARN/DEBUG lines mention ERROR in the message
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "app.log.orig"), encoding="utf-8") as fh:
-    ERROR_LINES = [ln.rstrip("\n") for ln in fh if len(ln.split()) > 1 and ln.split()[1] == "ERROR"]
+ERROR_LINES = [ln for ln in kb.data("app.log.orig").decode("utf-8").splitlines()
+               if len(ln.split()) > 1 and ln.split()[1] == "ERROR"]
 assert len(ERROR_LINES) == int(ANSWER)
 
 

@@ -1,10 +1,7 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
-import os
-
 import kbtest as kb
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.conf.orig"), "rb") as fh:
-    ORIGINAL = fh.read()
+ORIGINAL = kb.data("server.conf.orig")
 OLD_LINES = ORIGINAL.split(b"\n")
 PORT_AT = OLD_LINES.index(b"[server]") + 2  # the line "port = 8080" of the [server] section
 assert OLD_LINES[PORT_AT] == b"port = 8080"

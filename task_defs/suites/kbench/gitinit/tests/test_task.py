@@ -4,8 +4,7 @@ import os
 import kbtest as kb
 
 MESSAGE = "Start the field notes: add readme.md"
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "readme.md.orig"), "rb") as fh:
-    README = fh.read()
+README = kb.data("readme.md.orig")
 
 
 def git(*args):

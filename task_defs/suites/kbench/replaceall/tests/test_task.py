@@ -3,8 +3,6 @@ import os
 
 import kbtest as kb
 
-PRISTINE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pristine_docs")
-
 
 def files_under(root):
     out = {}
@@ -15,16 +13,11 @@ def files_under(root):
     return out
 
 
-ORIGINAL = files_under(PRISTINE)
+ORIGINAL_BYTES = {rel: kb.data("pristine_docs/" + rel) for rel in kb.data_files("pristine_docs")}
+ORIGINAL = sorted(ORIGINAL_BYTES)
 TXT = sorted(r for r in ORIGINAL if r.endswith(".txt"))
 OTHER = sorted(r for r in ORIGINAL if not r.endswith(".txt"))
 TRICKY = ["guide/my notes.txt", ".drafts/wip.txt", "legacy/latin1.txt", "legacy/dos.txt", "legacy/noeol.txt"]
-
-
-ORIGINAL_BYTES = {}
-for _rel, _full in ORIGINAL.items():  # read now: the harness removes this folder before any agent code runs
-    with open(_full, "rb") as fh:
-        ORIGINAL_BYTES[_rel] = fh.read()
 
 
 def original(rel):
