@@ -1095,9 +1095,9 @@ def within_cost(what, agent_code, reference_code, stdin=None, factor=10.0, floor
     got = measure(agent_code, stdin, cpu_limit=budget, timeout=timeout)
     print("COST %s: %.3fs CPU; the test's own solution %.3fs; budget %.3fs" % (what, got.cpu, ref.cpu, budget))
     if got.over:
-        raise AssertionError("%s: stopped after %.2fs of CPU time, %.0f times what a straightforward solution "
-                             "took on the same input (%.2fs) in this grading; the work grows faster than the "
-                             "prompt allows" % (what, got.cpu, factor, ref.cpu))
+        raise AssertionError("%s: stopped at its budget of %.2fs of CPU time (%.0f times the %.2fs the test's own "
+                             "solution took on the same input in this grading, counting at least %.2fs); the work "
+                             "grows faster than the prompt allows" % (what, budget, factor, ref.cpu, floor))
     return got
 
 

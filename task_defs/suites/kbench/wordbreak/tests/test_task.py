@@ -1,7 +1,6 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 import json
 import random
-import sys
 
 import kbtest as kb
 
@@ -9,6 +8,7 @@ m = kb.load("wordbreak.py")
 wb = kb.func(m, "word_breaks")
 
 
+ALL_WAYS = r'''
 def all_ways(s, words):
     """The test's own answer: which suffixes can be split at all, then enumerate only through those."""
     vocab = set(words)
@@ -30,6 +30,9 @@ def all_ways(s, words):
     if ok[0]:
         walk(0, [])
     return sorted(set(out))
+'''
+exec(ALL_WAYS)
+RUN = "answer([%s(s, words) for s, words in cases])"
 
 
 def check(s, words, want):
@@ -80,20 +83,6 @@ def random_small_cases():
 
 
 # Slow inputs run in a child interpreter, so an exponential search fails this case alone.
-CHILD = r'''
-import importlib.util, json, os, sys
-work = os.getcwd()
-sys.path = [p for p in sys.path if p not in ("", work)] + [work]
-cases = json.loads(sys.stdin.read())
-spec = importlib.util.spec_from_file_location("wordbreak", os.path.join(work, "wordbreak.py"))
-mod = importlib.util.module_from_spec(spec)
-sys.modules["wordbreak"] = mod
-spec.loader.exec_module(mod)
-out = [mod.word_breaks(s, words) for s, words in cases]
-sys.stdout.write("\nKBCHILD " + json.dumps(out) + "\n")
-'''
-
-
 @kb.case
 def dead_ends_do_not_explode():
     cases = [
@@ -102,14 +91,12 @@ def dead_ends_do_not_explode():
         ("a" * 120 + "b" + "aaa", ["a", "aa", "aaa", "a" * 120 + "b"]),
         ("x" * 190 + "y" * 10, ["x", "xx", "xxx", "y" * 10 + "z", "x" * 190 + "y" * 10]),
     ]
-    try:
-        rc, out, err = kb.run([sys.executable, "-B", "-E", "-s", "-c", CHILD], stdin=json.dumps(cases), timeout=10)
-    except AssertionError:
-        raise AssertionError("word_breaks did not finish within 10 seconds on 150 to 200 character inputs")
-    lines = [ln for ln in out.splitlines() if ln.startswith("KBCHILD ")]
-    if rc != 0 or not lines:
-        raise kb.Crash("the timed run failed (exit %s): %s" % (rc, err.strip()[-800:]))
-    got = json.loads(lines[-1][len("KBCHILD "):])
+    # the test's own search takes milliseconds here (mostly starting Python), so the budget is 20 times at least
+    # 0.1 s of CPU: ample for any search that skips dead ends, while one that explores them needs astronomically more
+    got = kb.within_cost("word_breaks on 150 to 200 character inputs full of dead ends",
+                         kb.agent_code("wordbreak.py", RUN % "mod.word_breaks"),
+                         kb.reference_code(ALL_WAYS, RUN % "all_ways"), stdin=json.dumps(cases), factor=20,
+                         floor=0.1).value("word_breaks")
     for (s, words), answer in zip(cases, got):
         kb.eq(answer, all_ways(s, words), "word_breaks(%r..., %r)" % (s[:20], words))
 
