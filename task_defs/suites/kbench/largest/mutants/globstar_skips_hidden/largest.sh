@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+dir=${1-}
+if [ ! -d "$dir" ]; then
+    echo "largest.sh: $dir is not a directory" >&2
+    exit 1
+fi
+cd "$dir" || exit 1
+shopt -s globstar nullglob
+for f in **; do
+    if [ -f "$f" ] && [ ! -L "$f" ]; then
+        printf '%s %s\n' "$(stat -c %s -- "$f")" "$f"
+    fi
+done | LC_ALL=C sort -k1,1nr -k2 | head -n 3
