@@ -1,0 +1,3 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+unzip -q archive.zip -d extracted
+find extracted -type f -not -name '.*' | wc -l > answer.txt
