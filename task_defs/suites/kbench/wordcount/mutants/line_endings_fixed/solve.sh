@@ -1,0 +1,3 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+sed -i 's/\r$//' story.txt
+wc -w < story.txt > answer.txt
