@@ -17,7 +17,10 @@ def answer():
 
 @kb.case
 def name_matches_first_gpu():
-    kb.eq(answer(), expected(), "answer.txt")
+    # the name is there as a line of its own; a header or other lines are the two cases below
+    want = expected()
+    lines = [line.strip() for line in answer().splitlines()]
+    kb.ok(want in lines, "answer.txt must hold the first GPU's name %r as a line, got %r" % (want, answer()[:120]))
 
 
 @kb.case
