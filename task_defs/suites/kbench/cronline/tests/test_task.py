@@ -1,4 +1,5 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+import re
 import shlex
 
 import kbtest as kb
@@ -88,6 +89,9 @@ def every_day():
 @kb.case
 def runs_the_script():
     command = entry()[1]
+    # crontab(5): an unescaped % ends the command (the rest becomes its standard input), even inside quotes
+    kb.ok(re.search(r"(?<!\\)%", command) is None,
+          "cron turns an unescaped %% into a newline, so this command would not run as written: %r" % command)
     try:
         words = shlex.split(command)
     except ValueError:
