@@ -1,5 +1,6 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 import hashlib
+import re
 
 import kbtest as kb
 
@@ -21,6 +22,7 @@ EXPECTED = [
     "procurement@corp.example.io",
 ]
 NOT_ADDRESSES = ["root@localhost", "a@b.c", "x@y.z", "5@3.50", "support@", "@acme_hq"]
+ADDRESS = re.compile(r"[a-z0-9._%+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,}")
 NOTES_SHA256 = "6a214df180a076ee1f1a841f466f606ef7bd20766c6daa0606b5bfec1ce2a905"
 
 
@@ -39,7 +41,8 @@ def every_address_found():
 @kb.case
 def no_non_addresses():
     got = [ln.strip().lower() for ln in lines()]
-    bad = [ln for ln in got if ln in NOT_ADDRESSES or ln.endswith((".", ",", ";", ">", ")", "'", '"', "!", "?"))]
+    # every line must be an address by the prompt's grammar: no text around it, no dotless or numeric domain
+    bad = [ln for ln in got if ln in NOT_ADDRESSES or not ADDRESS.fullmatch(ln)]
     kb.ok(not bad, "these are not addresses (or carry punctuation from the text): %r" % bad)
 
 
