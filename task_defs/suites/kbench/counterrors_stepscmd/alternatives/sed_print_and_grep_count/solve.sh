@@ -1,0 +1,5 @@
+# kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
+# step 1
+sed -n '/^[^ ]* ERROR /p' app.log > errors.txt
+# step 2
+grep -c '' errors.txt > answer.txt
