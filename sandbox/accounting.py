@@ -5,7 +5,10 @@ between them (counted once per process, or not at all), memfd and tmpfs files (s
 anyone until mapped), files deleted while still open (gone from every folder, still on the disk). Here:
 
 - a process's own charge is its proportional share (PSS) of anonymous memory and swap, read from
-  /proc/PID/smaps_rollup; clean file pages (libraries, mapped inputs) are left out: the kernel can drop them;
+  /proc/PID/smaps_rollup; clean file pages (libraries, mapped inputs) are left out: the kernel can drop them.
+  smaps_rollup walks every resident page (here ~35 ms for 200 MB), so a look first adds up the kernel's resident
+  counters from /proc/PID/status, which can only be larger; only a session that bound puts over the limit is
+  looked at page by page (a forked worker's shared pages would otherwise count once per process);
 - every shared-memory object (a memfd, a shared anonymous mapping, SysV shm, a file on a tmpfs the session can
   write) is one inode, charged its allocated size once however many processes map or hold it, and also when no
   process does (files left in the sandbox's own tmpfs mounts, found by walking them through /proc/PID/root);
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 
 Key = tuple[int, int]  # (st_dev, st_ino): one inode
 SMAPS_FIELDS = ("Pss", "Pss_Anon", "Pss_Shmem", "SwapPss")
+STATUS_FIELDS = (b"VmRSS", b"RssAnon", b"RssShmem", b"VmSwap")
 
 
 def _memfd_dev() -> int:
@@ -51,30 +55,63 @@ def _smaps(pid: int) -> dict[str, int] | None:
     return out
 
 
-def _statm_rss(pid: int) -> int:
+def _status(pid: int) -> dict[bytes, int]:
+    """Bytes per resident-memory counter of /proc/PID/status (empty when it cannot be read)."""
     try:
-        with open(f"/proc/{pid}/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
-def _maps(pid: int) -> list[tuple[str, int, int, bool]]:
-    """(address range, st_dev, inode, deleted) of every file-backed mapping."""
-    out = []
-    try:
-        with open(f"/proc/{pid}/maps", "rb") as fh:
+        with open(f"/proc/{pid}/status", "rb") as fh:
             lines = fh.read().splitlines()
     except OSError:
-        return out
+        return {}
+    out = {}
     for line in lines:
-        parts = line.split(None, 5)
-        if len(parts) < 5 or parts[4] == b"0":
-            continue
-        major, _, minor = parts[3].partition(b":")
-        dev = os.makedev(int(major, 16), int(minor, 16))
-        deleted = len(parts) == 6 and parts[5].endswith(b" (deleted)")
-        out.append((parts[0].decode(), dev, int(parts[4]), deleted))
+        name, _, rest = line.partition(b":")
+        if name in STATUS_FIELDS:
+            out[name] = int(rest.split()[0]) * 1024
+    return out
+
+
+def _bound(status: dict[bytes, int], unsized: bool) -> int:
+    """At least the process's proportional share: what it has resident, shared pages counted whole."""
+    if b"RssAnon" not in status:  # kernels before 4.5 do not split the resident size
+        return status.get(b"VmRSS", 0) + status.get(b"VmSwap", 0)
+    return status[b"RssAnon"] + status.get(b"VmSwap", 0) + (status.get(b"RssShmem", 0) if unsized else 0)
+
+
+def _share(pid: int, unsized: bool, bound: int) -> int:
+    """The process's proportional share; `bound` where smaps_rollup cannot be read."""
+    smaps = _smaps(pid)
+    if smaps is None:
+        return bound
+    if "Pss_Anon" not in smaps:  # kernels before 5.x give no split: the whole share, file pages included
+        return smaps.get("Pss", 0) + smaps.get("SwapPss", 0)
+    return smaps["Pss_Anon"] + smaps.get("SwapPss", 0) + (smaps.get("Pss_Shmem", 0) if unsized else 0)
+
+
+# A maps line: range, perms, offset, device (hex major:minor), inode, then the path if any.
+_MAP_LINE = re.compile(rb"^(\S+) \S+ \S+ ([0-9a-f]+):([0-9a-f]+) ([1-9][0-9]*) *(.*)$", re.M)
+
+
+def _dev_pattern(devs: set[int]) -> re.Pattern:
+    alternatives = b"|".join(re.escape(f"{os.major(d):02x}:{os.minor(d):02x}".encode()) for d in sorted(devs))
+    return re.compile(rb"^\S+ \S+ \S+ (?:" + alternatives + rb") [1-9]|\(deleted\)$", re.M)
+
+
+def _maps(pid: int, wanted: re.Pattern) -> list[tuple[str, int, int, bool]]:
+    """(address range, st_dev, inode, deleted) of each file mapping on one of the devices `wanted` names, or whose
+    file has no name left. A process maps hundreds of files; the few that matter are picked out by one regex."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as fh:
+            text = fh.read()
+    except OSError:
+        return []
+    out = []
+    for hit in wanted.finditer(text):
+        start = text.rfind(b"\n", 0, hit.start()) + 1
+        end = text.find(b"\n", hit.end())
+        m = _MAP_LINE.match(text, start, len(text) if end < 0 else end)
+        if m:
+            dev = os.makedev(int(m.group(2), 16), int(m.group(3), 16))
+            out.append((m.group(1).decode(), dev, int(m.group(4)), m.group(5).endswith(b" (deleted)")))
     return out
 
 
@@ -146,20 +183,23 @@ def _files_on(top: str, dev: int, sizes: dict[Key, int]) -> None:
 
 
 @dataclass
-class MemoryUse:
-    """One look at a session's memory. `own[pid]`: what only that process holds; `refs[pid]`: the shared-memory
-    objects it maps or holds open; `sizes`: the bytes of every object seen, whoever holds it (or nobody)."""
+class SessionUse:
+    """One look at a session. `own[pid]`: the memory only that process holds; `refs[pid]`: the shared-memory objects
+    it maps or holds open; `sizes`: the bytes of every such object seen, whoever holds it (or nobody: `unheld`);
+    `deleted_disk`: disk blocks of the session's files that are open or mapped but have no name left."""
 
     own: dict[int, int] = field(default_factory=dict)
     refs: dict[int, set[Key]] = field(default_factory=dict)
     sizes: dict[Key, int] = field(default_factory=dict)
     unheld: set[Key] = field(default_factory=set)  # named files in the session's tmpfs mounts
+    deleted_disk: int = 0
 
     def charge(self, pid: int) -> int:
-        """What ending this process alone could at most give back."""
+        """The memory ending this process alone could at most give back."""
         return self.own.get(pid, 0) + sum(self.sizes.get(k, 0) for k in self.refs.get(pid, ()))
 
     def total(self, without: set[int] = frozenset()) -> int:
+        """The session's memory, less what the processes `without` hold alone."""
         keys = set(self.unheld)
         for pid, refs in self.refs.items():
             if pid not in without:
@@ -186,62 +226,53 @@ def _tmpfs_of(pids, disk_devs: set[int], sizes: dict[Key, int] | None = None) ->
     return devs
 
 
-def memory_use(pids, disk_devs: set[int] = frozenset()) -> MemoryUse:
-    """The memory of the processes `pids` (one session), with shared memory counted once; `disk_devs`: the file
-    systems of the session's disk roots, whose files are charged as disk instead."""
+def _deleted_file_of(st: os.stat_result, owner: int | None) -> bool:
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and (owner is None or st.st_uid == owner)
+
+
+def look(pids, disk_devs: set[int] = frozenset(), owner: int | None = None, limit: int | None = None) -> SessionUse:
+    """What the processes `pids` (one session) hold, each process's files and mappings read once.
+
+    `disk_devs`: the file systems of the session's disk roots; their files are disk, never memory. `owner`: the uid
+    the session runs as; only its deleted files are its disk (a system library replaced while mapped is not).
+    With a memory `limit`, shares are worked out only when the resident counters put the session or one process
+    over it."""
     pids = list(pids)
-    use = MemoryUse()
+    use = SessionUse()
     mem_devs = {SHM_DEV} | _tmpfs_of(pids, disk_devs, use.sizes)
     use.unheld = set(use.sizes)
+    deleted: dict[Key, int] = {}
+    unsized: dict[int, bool] = {}
+    wanted = _dev_pattern(mem_devs)
     for pid in pids:
-        smaps = _smaps(pid)
+        status = _status(pid)
         refs: set[Key] = set()
         for st in _fd_stats(pid):
             if stat.S_ISREG(st.st_mode) and st.st_dev in mem_devs:
-                key = (st.st_dev, st.st_ino)
-                refs.add(key)
-                use.sizes[key] = st.st_blocks * 512
-        unsized_mapping = False
-        for span, dev, ino, _deleted in _maps(pid):
-            if dev not in mem_devs:
-                continue
+                refs.add((st.st_dev, st.st_ino))
+                use.sizes[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+            elif _deleted_file_of(st, owner):
+                deleted[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+        unsized[pid] = False
+        for span, dev, ino, gone in _maps(pid, wanted):
             key = (dev, ino)
-            if key not in use.sizes:
-                try:  # the mapped object itself; map_files needs CAP_SYS_ADMIN, so as root only
-                    use.sizes[key] = os.stat(f"/proc/{pid}/map_files/{span}").st_blocks * 512
+            if key in use.sizes:
+                refs.add(key)
+            elif (dev in mem_devs or gone) and key not in deleted:
+                try:  # the mapped file itself; map_files needs CAP_SYS_ADMIN, so as root only
+                    st = os.stat(f"/proc/{pid}/map_files/{span}")
                 except OSError:
-                    unsized_mapping = True
+                    unsized[pid] = unsized[pid] or dev in mem_devs  # charged by what it maps of the object
                     continue
-            refs.add(key)
-        if smaps is None:
-            use.own[pid] = _statm_rss(pid)
-        elif "Pss_Anon" in smaps:
-            # an object that could not be sized is charged by what this process maps of it
-            shmem = smaps.get("Pss_Shmem", 0) if unsized_mapping else 0
-            use.own[pid] = smaps["Pss_Anon"] + smaps.get("SwapPss", 0) + shmem
-        else:  # older kernels give no split: the whole share, file pages included
-            use.own[pid] = smaps.get("Pss", 0) + smaps.get("SwapPss", 0)
+                if dev in mem_devs:
+                    refs.add(key)
+                    use.sizes[key] = st.st_blocks * 512
+                elif _deleted_file_of(st, owner):
+                    deleted[key] = st.st_blocks * 512
+        use.own[pid] = _bound(status, unsized[pid])
         use.refs[pid] = refs
+    use.deleted_disk = sum(deleted.values())
+    if limit is None or use.total() > limit or any(use.charge(pid) > limit for pid in pids):
+        for pid in pids:
+            use.own[pid] = _share(pid, unsized[pid], use.own[pid])
     return use
-
-
-def unlinked_bytes(pids, owner: int | None = None, disk_devs: set[int] = frozenset()) -> int:
-    """Disk blocks of regular files the processes hold open or mapped after every name of them was removed, once
-    per inode. Only files of `owner` (the session's uid) count: a system library replaced while mapped is not
-    the session's. Files on shared memory or a tmpfs are memory (memory_use), not disk."""
-    pids = list(pids)
-    sizes: dict[Key, int] = {}
-    skip = {SHM_DEV} | _tmpfs_of(pids, disk_devs)
-    for pid in pids:
-        stats = _fd_stats(pid)
-        for span, dev, _ino, deleted in _maps(pid):
-            if deleted and dev not in skip:
-                try:
-                    stats.append(os.stat(f"/proc/{pid}/map_files/{span}"))
-                except OSError:
-                    continue
-        for st in stats:
-            if (stat.S_ISREG(st.st_mode) and st.st_nlink == 0 and st.st_dev not in skip
-                    and (owner is None or st.st_uid == owner)):
-                sizes[(st.st_dev, st.st_ino)] = st.st_blocks * 512
-    return sum(sizes.values())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psutil
 
-from sandbox.accounting import memory_use, unlinked_bytes
+from sandbox.accounting import look
 from sandbox.diskspace import used_bytes
 from sandbox.limits import Limits
 from sandbox.procs import kill_all, task_count
@@ -46,6 +46,7 @@ class Watchdog:
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _disk_devs: set[int] = field(default_factory=set)  # the disk roots' file systems: their files are disk, not memory
+    _deleted_disk: int = 0  # from the last memory look, which reads every process's files and mappings anyway
 
     def start(self) -> Watchdog:
         for root in self.disk_roots:
@@ -98,18 +99,17 @@ class Watchdog:
                 took = self._timed(self._check_memory, procs)
                 next_mem = time.monotonic() + max(self.limits.mem_poll_s, COST_FACTOR * took)
             if self.disk_roots and not self.session_killed and time.monotonic() >= next_disk:
-                took = self._timed(self._check_disk, procs)
+                took = self._timed(self._check_disk)
                 next_disk = time.monotonic() + max(self.limits.disk_poll_s, COST_FACTOR * took)
 
     @staticmethod
-    def _timed(check, procs) -> float:
+    def _timed(check, *args) -> float:
         t = time.monotonic()
-        check(procs)
+        check(*args)
         return time.monotonic() - t
 
-    def _check_disk(self, procs: dict[int, psutil.Process]) -> None:
-        used = used_bytes(*self.disk_roots)
-        hidden = unlinked_bytes(procs, owner=self.owner, disk_devs=self._disk_devs)
+    def _check_disk(self) -> None:
+        used, hidden = used_bytes(*self.disk_roots), self._deleted_disk
         if used + hidden > self.limits.disk_bytes:
             held = f" (+{hidden // MIB}MiB in deleted files still open)" if hidden else ""
             self.kill_session("disk", f"its folders hold {used // MIB}MiB{held} > disk limit "
@@ -117,7 +117,8 @@ class Watchdog:
 
     def _check_memory(self, procs: dict[int, psutil.Process]) -> None:
         limit = self.limits.rss_limit_bytes
-        use = memory_use(procs, self._disk_devs)
+        use = look(procs, self._disk_devs, self.owner, limit)
+        self._deleted_disk = use.deleted_disk
         killed = set()
         for pid, p in procs.items():
             charge = use.charge(pid)

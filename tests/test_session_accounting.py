@@ -144,13 +144,15 @@ time.sleep(2)
 
 
 @needs_bwrap
-def test_a_file_left_in_dev_shm_counts_as_memory(work):
-    """A tmpfs file nobody holds open (written and closed in the sandbox's /dev/shm) is memory too. The dropped
-    uid cannot write there at all, so this runs as root without capabilities, as a non-root kbench would."""
-    res, _ = session(work, "shm", "head -c 150M /dev/zero > /dev/shm/blob && echo written; sleep 60",
-                     QUICK.with_(rss_limit_bytes=100 * MB), cfg=IsolationConfig(mode="bwrap", drop_uid=False))
-    assert "written" in res.tail
+def test_files_left_in_dev_shm_count_as_memory(work):
+    """tmpfs files nobody holds open (written and closed in the sandbox's /dev/shm) are memory too: two of 60 MB,
+    each writer under a 100 MB limit, together over it. The dropped uid cannot write there at all, so this runs
+    as root without capabilities, as a non-root kbench would."""
+    cmd = "for i in 1 2; do head -c 60M /dev/zero > /dev/shm/blob$i; done; echo written; sleep 60"
+    res, _ = session(work, "shm", cmd, QUICK.with_(rss_limit_bytes=100 * MB),
+                     cfg=IsolationConfig(mode="bwrap", drop_uid=False))
     assert res.session_killed == "memory" and not res.timed_out, res.tail
+    assert "written" in res.tail and not [k for k in res.kills if k.reason == "rss"]
 
 
 @needs_bwrap
