@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from gpu.cli import add_kernels_parser
+from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster import report
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.progress import Progress
@@ -321,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report.add_report_parsers(sub)  # report, collect, export, compare, triage, board
     add_kernels_parser(sub)  # kernels list|show|grade
+    add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
     return p
 
 
