@@ -48,7 +48,8 @@ def log_left_intact():
 def ips_file_is_first_fields_in_order():
     want = expected_ips()
     kb.ok(kb.exists("ips.txt"), "ips.txt (the result of the first step) is missing")
-    got = [ln.strip() for ln in kb.read("ips.txt").splitlines()]
+    # compared as written: "one address per line ... and nothing else", so no space before or after the address
+    got = kb.read("ips.txt").splitlines()
     kb.eq(len(got), len(want), "number of lines in ips.txt")
     for i, (g, w) in enumerate(zip(got, want)):
         if g != w:
