@@ -155,6 +155,31 @@ def test_files_left_in_dev_shm_count_as_memory(work):
     assert "written" in res.tail and not [k for k in res.kills if k.reason == "rss"]
 
 
+SYSV_DETACHED = py("""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+ids = []
+for _ in range(3):
+    sid = libc.shmget(0, 60 << 20, 0o1600)
+    addr = libc.shmat(sid, None, 0)
+    ctypes.memset(addr, 1, 60 << 20)
+    libc.shmdt(ctypes.c_void_p(addr))
+    ids.append(sid)
+stat = ctypes.create_string_buffer(512)
+print("kept", sum(libc.shmctl(sid, 2, stat) == 0 for sid in ids))
+""")
+
+
+@needs_bwrap
+@needs_root
+def test_a_detached_sysv_segment_cannot_hold_memory(work):
+    """180 MB in SysV segments, each detached after filling: no process maps them, so no look at processes could
+    see them. The sandbox has the kernel remove a segment once nothing has it attached; attached, it is mapped."""
+    res, _ = session(work, "sysv", SYSV_DETACHED, QUICK.with_(rss_limit_bytes=100 * MB))
+    assert "kept 0" in res.tail, res.tail
+
+
 @needs_bwrap
 def test_an_open_deleted_file_counts_as_disk(work):
     """100 MB written to a file whose name was removed at once: no folder walk sees it, a 50 MB disk limit does."""
