@@ -146,7 +146,7 @@ class Validation:
         return " ".join(p for p in parts if p)
 
 
-def _grade_variant(task: Task, kind: str, folder: Path | None, base: Path, cfg, test_limits) -> Variant:
+def grade_variant(task: Task, kind: str, folder: Path | None, base: Path, cfg, test_limits) -> Variant:
     name = folder.name if folder is not None and kind in ("mutant", "alternative") else kind
     label = name if kind in ("untouched", "reference") else f"{kind}-{name}"
     workdir = prepare_workdir(task, base / label, cfg)
@@ -185,7 +185,7 @@ def validate_task(
     plan = [("untouched", None), ("reference", task.solution_dir)]
     plan += [("mutant", d) for d in task.mutant_dirs] + [("alternative", d) for d in task.alternative_dirs]
     try:
-        variants = [_grade_variant(task, kind, folder, base, cfg, test_limits) for kind, folder in plan]
+        variants = [grade_variant(task, kind, folder, base, cfg, test_limits) for kind, folder in plan]
     except PrepareError as exc:
         return Validation(task.id, "fail", str(exc), duration_s=time.monotonic() - start)
     except OSError as exc:
