@@ -136,11 +136,11 @@ def test_code_planted_where_agent_code_can_write_never_runs_in_the_judge(work, k
     g, wd, text = _grade(work, task_id, files)
     planted = (wd / "planted.txt").read_text()
     counts = [int(ln.rsplit(" ", 1)[1]) for ln in planted.splitlines() if ln.startswith("/")]
-    assert sum(counts) > 0, planted  # it did find writable folders and fill them
+    assert sum(counts) > 0, planted + text  # it did find writable folders and fill them
     assert not (wd / "planted_ran_in_judge.txt").exists(), (wd / "planted_ran_in_judge.txt").read_text() + text
     assert g.outcome in ("wrong", "crash"), text
     assert "KBTEST_" not in planted, planted  # nothing of the grader's private set-up in the agent's environment
-    assert "stdin /dev/null" in planted, planted  # never the judge's stdin
+    assert "stdin /dev/null" in planted, planted + text  # never the judge's stdin
 
 
 # The distinctive parts of clamp's hidden test: a comment and a case, neither in the harness nor in any output.
@@ -218,7 +218,7 @@ def clamp(x, low, high):
 def test_agent_code_cannot_read_the_hidden_test_while_it_runs(work):
     g, wd, text = _grade(work, "clamp", {"clamp.py": READ_THE_TEST})
     report = (wd / "read_attempts.txt").read_text()
-    assert report.count("looked at") >= 2 and "hits: []" in report, report
+    assert report.count("looked at") >= 2 and "hits: []" in report, report + text
     assert all(line.endswith("hits: []") for line in report.splitlines()), report
     assert g.outcome == "pass", text  # it solved the task; it only could not see the test
 
