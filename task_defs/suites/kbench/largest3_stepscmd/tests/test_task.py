@@ -31,8 +31,9 @@ def size_lines(name, step):
         if not ln.strip():
             continue
         size, tab, path = ln.rstrip("\r").partition("\t")
-        kb.ok(tab == "\t" and size.strip().isdigit(), "%s lines must be SIZE<tab>PATH, got %r" % (name, ln))
-        rows.append((path, int(size.strip())))
+        # the line starts with the size itself: no padding before it or between it and the tab
+        kb.ok(tab == "\t" and size.isascii() and size.isdigit(), "%s lines must be SIZE<tab>PATH, got %r" % (name, ln))
+        rows.append((path, int(size)))
     return rows
 
 
