@@ -243,9 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--keep-work", action="store_true")
     s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
     s.add_argument("--rss-limit-gb", type=float, default=TEST_LIMITS.rss_limit_bytes / GB,
-                   help="memory watchdog: kill a process above this resident size (default 2)")
+                   help="memory watchdog: what one session may hold in all, in GB (default 2)")
     s.add_argument("--max-procs", type=int, default=TEST_LIMITS.max_procs,
-                   help="process watchdog: kill the session above this many processes (default 200)")
+                   help="process watchdog: kill the session above this many tasks, threads counted (default 500)")
     s.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("run", help="an agent does the tasks against a model server; each folder is graded")

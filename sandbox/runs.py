@@ -32,6 +32,7 @@ from sandbox.records import (attempt_dir, copy_final_files, environment_versions
                              write_json_atomic)
 from sandbox.server_probe import describe_server, reported_slots, wait_for_server
 from sandbox.slots import ServerSlots
+from sandbox import uids
 from sandbox.validation import PrepareError, prepare_workdir
 from sandbox.workdirs import check_outside_repo, default_work_root
 from task_defs.models import Suite, Task
@@ -89,7 +90,8 @@ class RunSpec:
             "timeout_s": self.timeout_s,
             "keep_work": self.keep_work, "api_key_set": bool(self.api_key),
             "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
-            "sandbox_uid": self.isolation.run_as_uid if self.isolation.drops_uid else None,
+            # each session runs as its own uid of this range (sandbox/uids.py)
+            "sandbox_uid": f"{uids.pool().uids[0]}-{uids.pool().uids[-1]}" if self.isolation.drops_uid else None,
         }
 
 

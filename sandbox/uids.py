@@ -93,6 +93,29 @@ class UidPool:
                 return
             time.sleep(POLL_S)
 
+    def strays(self) -> list[psutil.Process]:
+        """Processes running as a uid of the pool that no session holds: what outlived its session."""
+        found = []
+        for p in psutil.process_iter(["uids"]):
+            uids = p.info["uids"]
+            uid = uids.real if uids else None
+            if uid in self.uids and not self._held(uid):
+                found.append(p)
+        return found
+
+    def _held(self, uid: int) -> bool:
+        try:
+            fd = os.open(self.root / f"uid-{uid}.lock", os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
     def _make_root(self) -> None:
         # Another user could have made the folder first (or a link in its place) and so hold our uids or watch
         # them: use it only when it is a real folder of our own.

@@ -89,7 +89,7 @@ class Watchdog:
         next_disk = time.monotonic() + self.limits.disk_poll_s
         while not self._stop.wait(self.limits.proc_poll_s):
             procs = self.finder()
-            tasks = task_count(procs)
+            tasks = max(task_count(procs), len(procs))  # a process that went as we counted still counts once
             if tasks > self.limits.max_procs:
                 self.kill_session("procs", f"{tasks} tasks (threads counted) in {len(procs)} processes > max_procs "
                                            f"{self.limits.max_procs}")

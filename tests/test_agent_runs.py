@@ -19,6 +19,7 @@ from sandbox.isolation import bwrap_path
 from sandbox.runs import RunConflict, RunSpec, Runner
 from sandbox.stops import ServerDown
 from sandbox.scripted import ScriptedServer
+from sandbox.uids import pool
 from task_defs import load_suite
 from task_defs.loader import select
 
@@ -129,7 +130,7 @@ def test_a_server_down_for_long_stops_the_run_and_the_same_command_finishes_it(t
 
 
 def _sandbox_uid_processes():
-    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == 65534]
+    return pool().strays()
 
 
 @needs_bwrap

@@ -11,6 +11,7 @@ from conftest import ISOLATIONS, REPO, fresh, needs_bwrap
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, MB, TEST_LIMITS
 from sandbox.runner import run_session
+from sandbox.uids import pool
 
 BWRAP = IsolationConfig(mode="bwrap")
 
@@ -21,10 +22,10 @@ def session(work, cmd, limits=AGENT_LIMITS, cfg=BWRAP, **kw):
 
 
 def sandbox_user_processes():
-    """Processes of the uid sessions drop to (as root), or none to count when not root."""
+    """Processes of the uids sessions drop to that outlived their session (as root), or none when not root."""
     if os.geteuid() != 0:
         return []
-    return [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == 65534]
+    return pool().strays()
 
 
 @needs_bwrap

@@ -4,16 +4,18 @@ shared memory (memfd, /dev/shm) counted, and disk that includes files deleted bu
 bind. Real bwrap sessions; each hostile command would have gone unpunished before."""
 
 import os
+import subprocess
 import threading
 import time
 
+import psutil
 import pytest
 
 from conftest import fresh, needs_bwrap
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, MB
 from sandbox.runner import run_session
-from sandbox.uids import pool
+from sandbox.uids import UidPool, pool
 
 BWRAP = IsolationConfig(mode="bwrap")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root can give each session its own uid")
@@ -205,3 +207,35 @@ def test_a_writable_bind_counts_as_disk(work):
     res, _ = session(work, "bind", "head -c 80M /dev/zero > /opt/kbench/pi-agent/blob; sleep 60",
                      QUICK.with_(disk_bytes=50 * MB), rw_binds=[(cfg_dir, "/opt/kbench/pi-agent")])
     assert res.session_killed == "disk" and not res.timed_out, res.tail
+
+
+def test_a_uid_pool_refuses_a_range_someone_owns(tmp_path):
+    """uid 65534 is nobody's account: a pool over it would share that account's process budget and files."""
+    with pytest.raises(RuntimeError, match="overlaps user nobody"):
+        UidPool(base=65530, size=10, root=tmp_path)
+
+
+@needs_root
+def test_a_uid_is_leased_once_and_a_process_outliving_its_lease_is_a_stray(tmp_path):
+    """Two sessions at once never share a uid; a process still running as a uid nobody holds is a stray (what the
+    leak checks of the other sandbox tests look for), and that uid is not handed out while it runs."""
+    uids = UidPool(base=pool().uids.stop, size=3, root=tmp_path / "uids")
+    with uids.lease() as first:
+        with uids.lease() as second:
+            assert first != second
+        sleeper = subprocess.Popen(["setpriv", f"--reuid={first}", f"--regid={first}", "--clear-groups", "sleep", "30"])
+        try:
+            deadline = time.monotonic() + 10
+            while psutil.Process(sleeper.pid).uids().real != first and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert uids.strays() == []  # its uid is held: it belongs to a live session
+        except BaseException:
+            sleeper.kill()
+            raise
+    try:
+        assert [p.pid for p in uids.strays()] == [sleeper.pid]
+        with uids.lease() as again:
+            assert again != first
+    finally:
+        sleeper.kill()
+        sleeper.wait()
