@@ -134,11 +134,18 @@ import mmap, os, time
 fd = os.memfd_create("shared")
 os.ftruncate(fd, 60 << 20)
 m = mmap.mmap(fd, 60 << 20)
-m[:] = b"s" * (60 << 20)
+for i in range(0, 60 << 20, 1 << 20):
+    m[i:i + (1 << 20)] = b"s" * (1 << 20)
+children = []
 for _ in range(3):
-    if os.fork() == 0:
-        break
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(2)
+        os._exit(0)
+    children.append(pid)
 time.sleep(2)
+for pid in children:
+    os.waitpid(pid, 0)
 """)
     res, _ = session(work, "shared", f"{code}; echo exit=$?", QUICK.with_(rss_limit_bytes=100 * MB))
     assert res.kills == [] and res.session_killed is None, res.kills
