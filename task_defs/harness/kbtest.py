@@ -968,6 +968,7 @@ class Thrown(Exception):
 # right before, so a slow machine slows both alike. Wall time only bounds a run as a safety stop (Timeout).
 # ---------------------------------------------------------------------------------------------------------
 _CHILD_MARK = "KBCHILD "
+_LAUNCH = "import json, sys; exec(compile(json.loads(sys.stdin.readline()), '<measured>', 'exec'), {'__name__': '__main__'})"
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -1004,7 +1005,8 @@ def measure(code, stdin=None, cpu_limit=None, timeout=120, isolated=False):
     import threading
     import time
     flags = ["-I", "-B"] if isolated else ["-B", "-E", "-s"]
-    proc = subprocess.Popen([sys.executable] + flags + ["-c", code], cwd=_WORK, stdin=subprocess.PIPE,
+    # the source travels on stdin, not the command line, which any process of the sandbox could read
+    proc = subprocess.Popen([sys.executable] + flags + ["-c", _LAUNCH], cwd=_WORK, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                             preexec_fn=_all_cpus if _ALL_CPUS else None)
     chunks = {"out": [], "err": []}
@@ -1018,7 +1020,7 @@ def measure(code, stdin=None, cpu_limit=None, timeout=120, isolated=False):
     for t in readers:
         t.start()
     try:
-        proc.stdin.write((stdin or "").encode())
+        proc.stdin.write((json.dumps(code) + "\n" + (stdin or "")).encode())
         proc.stdin.close()
     except OSError:  # it exited without reading its input: its exit code says why
         pass
