@@ -3,13 +3,20 @@ connection to a Unix socket bound in from outside (the model proxy), then runs t
 status. So pi reaches the model through the proxy and nothing else of the host: not the model server directly, not
 the Dagster UI, not another session. Stdlib only; started with the system Python inside bwrap.
 
+The relay makes itself non-dumpable before anything else runs: it holds the session token in its environment and
+pi's output pipe, and runs as the same uid as the model's commands, which could otherwise open its /proc files
+(environ, fd, mem) and read the token or write forged events into pi's output.
+
     python3 netrelay.py SOCKET PORT -- COMMAND...
 """
 
+import ctypes
 import socket
 import subprocess
 import sys
 import threading
+
+PR_SET_DUMPABLE = 4
 
 
 def _pump(src: socket.socket, dst: socket.socket) -> None:
@@ -45,6 +52,9 @@ def _serve(listener: socket.socket, path: str) -> None:
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--":
         print("usage: netrelay.py SOCKET PORT -- COMMAND...", file=sys.stderr)
+        return 2
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        print(f"netrelay: cannot make itself non-dumpable (errno {ctypes.get_errno()})", file=sys.stderr)
         return 2
     path, port, cmd = argv[0], int(argv[1]), argv[3:]
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

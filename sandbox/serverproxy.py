@@ -1,21 +1,31 @@
 """A loopback proxy between pi and the model server: it holds the API key and it watches every reply.
 
 Two jobs pi cannot do for us. The key: everything inside the sandbox (the model's own bash commands too) can
-read pi's environment and config, so pi talks to this proxy with a per-session token and the proxy adds the
-real key. The verdict: pi's client retries some failures and accepts a stream that was cut short as a final
-answer, so only the wire shows whether the server misbehaved. The proxy records, per session token, whether
-each chat reply was whole (a finish reason, valid JSON) or broken (5xx, reset, malformed, cut short).
+read pi's config, so pi talks to this proxy with a per-session token and the proxy adds the real key. The verdict:
+pi's client retries some failures and accepts a stream that was cut short as a final answer, so only the wire shows
+whether the server misbehaved. The proxy records, per session token, whether each chat reply was whole (a finish
+reason, valid JSON) or broken by the server (5xx, reset, malformed, cut short).
+
+A sandboxed session reaches the proxy on a Unix socket of its own (`session()`), and only pi holds that session's
+token (sandbox/agents/pi.py keeps it from pi's children). A request on the socket without the token came from some
+other process of the sandbox: it is refused, never forwarded, and recorded with what else the sandbox side did
+that the server did not (an agent that hung up during a reply). Those records say the session's end was the
+sandbox's doing, not the server's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hmac
 import http.client
 import json
 import shutil
 import socketserver
 import tempfile
 import threading
+import time
 import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -84,6 +94,18 @@ class ServerProxy:
         self.api_key = api_key
         self._lock = threading.Lock()
         self._log: dict[str, list[str | None]] = {}  # token -> per chat request: None (whole) or the problem
+        self._sandbox: dict[str, list[str]] = {}  # token -> what the sandbox side did that the server did not
+        self._waits: dict[str, dict[object, float]] = {}  # token -> since when each request waits on the server
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(None))
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # One Unix socket per sandboxed session (sandbox/netrelay.py relays to it), each in a folder of its own, so a
+        # sandbox sees no other session's socket. The session runs as another uid, so the socket is open to all.
+        self.socket_dir = Path(tempfile.mkdtemp(prefix="kbench-proxy-"))
+        self.socket_dir.chmod(0o755)
+
+    def _handler(self, session_token: str | None) -> type[BaseHTTPRequestHandler]:
+        """Handlers for the loopback port (None: any token, for unsandboxed sessions) or for one session's socket."""
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -93,25 +115,33 @@ class ServerProxy:
                 pass
 
             def _forward(self):
-                proxy._handle(self)
+                proxy._handle(self, session_token)
 
             do_GET = do_POST = _forward
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        # The same proxy on a Unix socket, for sandboxes without a network (sandbox/netrelay.py relays to it). The
-        # sandboxed session runs as another uid, so the socket is open to all, as the loopback port already is.
-        self.socket_dir = Path(tempfile.mkdtemp(prefix="kbench-proxy-"))
-        self.socket_dir.chmod(0o755)
-        self.socket_path = self.socket_dir / "proxy.sock"
-        self.unix_server = _UnixHTTPServer(str(self.socket_path), Handler)
-        self.socket_path.chmod(0o666)
-        self.unix_thread = threading.Thread(target=self.unix_server.serve_forever, daemon=True)
+        return Handler
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    @contextlib.contextmanager
+    def session(self, token: str) -> Iterator[Path]:
+        """A Unix socket for one sandboxed session, in a folder of its own: bind that folder into the sandbox. Only
+        requests with `token` pass; any other is refused and recorded against the session."""
+        folder = Path(tempfile.mkdtemp(dir=self.socket_dir))
+        folder.chmod(0o755)
+        path = folder / "proxy.sock"
+        server = _UnixHTTPServer(str(path), self._handler(token))
+        path.chmod(0o666)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield path
+        finally:
+            server.shutdown()
+            server.server_close()
+            shutil.rmtree(folder, ignore_errors=True)
 
     def chat_log(self, token: str) -> list[str | None]:
         with self._lock:
@@ -122,12 +152,56 @@ class ServerProxy:
         log = self.chat_log(token)
         return log[-1] if log else None
 
+    def sandbox_log(self, token: str) -> list[str]:
+        """What the sandbox side of a session did that the server did not: refused requests, hang-ups."""
+        with self._lock:
+            return list(self._sandbox.get(token, []))
+
+    def waiting_s(self, token: str) -> float | None:
+        """How long the longest-waiting request of a session has been waiting on the server, if one still is."""
+        with self._lock:
+            starts = list(self._waits.get(token, {}).values())
+        return time.monotonic() - min(starts) if starts else None
+
     def _note(self, token: str, problem: str | None) -> None:
         with self._lock:
             self._log.setdefault(token, []).append(problem)
 
-    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+    def _note_sandbox(self, token: str, what: str) -> None:
+        with self._lock:
+            self._sandbox.setdefault(token, []).append(what)
+
+    @contextlib.contextmanager
+    def _waiting(self, token: str) -> Iterator[None]:
+        """While the proxy waits for the server on behalf of a session."""
+        key = object()
+        with self._lock:
+            self._waits.setdefault(token, {})[key] = time.monotonic()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waits[token].pop(key, None)
+
+    def _refuse(self, h: BaseHTTPRequestHandler, session_token: str) -> None:
+        self._note_sandbox(session_token, f"refused {h.command} {h.path[:200]}: a request without this session's "
+                                          "token, from some other process of the sandbox")
+        body = json.dumps({"error": {"message": "kbench proxy: this request does not come from the agent",
+                                     "type": "forbidden"}}).encode()
+        h.close_connection = True
+        with contextlib.suppress(OSError):  # the sender may not wait for the answer
+            h.send_response(403)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(body)))
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.wfile.write(body)
+
+    def _handle(self, h: BaseHTTPRequestHandler, session_token: str | None) -> None:
         token = (h.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+        if session_token is not None and not hmac.compare_digest(token.encode(), session_token.encode()):
+            self._refuse(h, session_token)
+            return
         length = int(h.headers.get("Content-Length") or 0)
         body = h.rfile.read(length) if length else None
         is_chat = h.command == "POST" and h.path.rstrip("/").endswith("/chat/completions")
@@ -144,15 +218,16 @@ class ServerProxy:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         try:
-            conn.request(h.command, path, body=body, headers=headers)
-            resp = conn.getresponse()
+            with self._waiting(token):
+                conn.request(h.command, path, body=body, headers=headers)
+                resp = conn.getresponse()
         except OSError as exc:
             if is_chat:
                 self._note(token, f"server unreachable: {exc}")
             h.send_error(502, "upstream unreachable")
             return
         watch = _Watch(streaming) if is_chat else None
-        problem = None
+        problem = None  # what the server did wrong, as the reply came in
         try:
             h.send_response(resp.status)
             for k, v in resp.getheaders():
@@ -161,25 +236,32 @@ class ServerProxy:
             h.send_header("Transfer-Encoding", "chunked")
             h.send_header("Connection", "close")
             h.end_headers()
-            try:
-                while chunk := resp.read1(65536):
-                    if watch:
-                        watch.feed(chunk)
-                    h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                    h.wfile.flush()
-            except (http.client.IncompleteRead, http.client.HTTPException, ConnectionError) as exc:
-                problem = f"the connection broke during the reply: {type(exc).__name__}"
+            while True:
+                try:
+                    with self._waiting(token):
+                        chunk = resp.read1(65536)
+                except (OSError, http.client.HTTPException) as exc:
+                    problem = f"the connection broke during the reply: {type(exc).__name__}"
+                    break
+                if not chunk:
+                    break
+                if watch:
+                    watch.feed(chunk)
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                h.wfile.flush()
             # The verdict is noted before the last chunk goes out: once the agent has the whole reply (and may
             # exit at once), the session's record is already complete.
             self._verdict(token, watch, resp.status, problem)
             watch = None
             h.wfile.write(b"0\r\n\r\n")
         except OSError:
-            pass  # the agent hung up
+            # Writing to the agent failed: it hung up (or was killed) with the reply not yet through. That is the
+            # sandbox's side, whatever the reply would have been: it is recorded as such, never judged.
+            if watch is not None:
+                self._note_sandbox(token, f"the agent hung up during the reply to {h.command} {h.path[:200]}")
         finally:
             conn.close()
             h.close_connection = True
-            self._verdict(token, watch, resp.status, problem)
 
     def _verdict(self, token: str, watch: _Watch | None, status: int, problem: str | None) -> None:
         if watch is None:  # not a chat reply, or already judged
@@ -194,12 +276,9 @@ class ServerProxy:
 
     def __enter__(self) -> ServerProxy:
         self.thread.start()
-        self.unix_thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
-        self.unix_server.shutdown()
-        self.unix_server.server_close()
         shutil.rmtree(self.socket_dir, ignore_errors=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -14,7 +15,7 @@ from sandbox.agents.builtin import SYSTEM_PROMPT
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.conditions import CONDITIONS, Condition
-from sandbox.isolation import IsolationConfig, sandbox_python
+from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
 from sandbox.limits import MB, Limits
 from sandbox.runner import run_session
 from sandbox.serverproxy import ServerProxy
@@ -26,9 +27,12 @@ INSIDE_NODE_MODULES = "/opt/kbench/node_modules"
 INSIDE_AGENT_DIR = "/opt/kbench/pi-agent"
 INSIDE_EXTENSIONS = "/opt/kbench/extensions"
 INSIDE_RELAY = "/opt/kbench/netrelay.py"
+INSIDE_GUARD = "/opt/kbench/pi_guard.cjs"
+INSIDE_NODE = "/opt/kbench/bin/node"  # the exec-only copy (exec_only_node)
 INSIDE_PROXY_DIR = "/opt/kbench/proxy"
 INSIDE_PROXY_PORT = 18080  # in the session's own network namespace: nothing else listens there
 RELAY = Path(__file__).resolve().parents[1] / "netrelay.py"
+GUARD = Path(__file__).resolve().parent / "pi_guard.cjs"
 # Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking.
 COMPAT = {"supportsDeveloperRole": False, "supportsReasoningEffort": False, "supportsStore": False,
           "maxTokensField": "max_tokens", "thinkingFormat": "qwen-chat-template"}
@@ -136,10 +140,36 @@ def stats_from_events(lines: list[str], events: EventLog) -> SessionStats:
     if stats.stop_reason == "error":
         message = last_error or "pi reported an error with no message"
         if _INFRA.search(message):
-            stats.infra_error = message[:500]
+            stats.infra_error = message[:500]  # only pi's claim: PiAgent._judge keeps it where the proxy agrees
         else:
             stats.server_error = message[:500]
     return stats
+
+
+def exec_only_node(search_path: str, cache: Path | None = None) -> Path:
+    """A copy of node that the sandbox user may run but not read (mode 0111), made once per node binary.
+
+    The kernel makes a process that runs a file it cannot read non-dumpable: no process of its uid may then ptrace
+    it or open its /proc memory, environment or file descriptors. pi runs as the same uid as the model's commands
+    (its children); this keeps them out of pi. It holds only when the process that starts node has no capability
+    to read the file anyway: the relay, an ordinary process of the sandbox uid.
+    """
+    found = shutil.which("node", path=search_path)
+    if not found:
+        raise RuntimeError(f"node is not on the sandbox's PATH ({search_path}): pi needs Node 20")
+    src = Path(found).resolve()
+    st = src.stat()
+    root = cache or Path.home() / ".cache" / "kbench" / "node"
+    dest = root / f"{st.st_size}-{st.st_mtime_ns}" / "node"
+    if not dest.exists():
+        for old in root.glob("*/node"):  # another node since: its copy is of no further use
+            shutil.rmtree(old.parent, ignore_errors=True)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(f".node.{uuid.uuid4().hex}")
+        shutil.copyfile(src, tmp)
+        tmp.chmod(0o111)
+        os.replace(tmp, dest)
+    return dest
 
 
 @dataclass
@@ -161,26 +191,18 @@ class PiAgent:
             # Under bwrap pi has no network: it reaches the proxy through the relay's port in its own namespace.
             provider["baseUrl"] = f"http://127.0.0.1:{INSIDE_PROXY_PORT}/v1" if bwrap else self.proxy.url
         (own_agent_dir / "models.json").write_text(json.dumps(models, indent=2))
-        modules = INSIDE_NODE_MODULES if bwrap else str(self.node_modules)
-        agent_dir = INSIDE_AGENT_DIR if bwrap else str(own_agent_dir)
-        binds: list = [(self.node_modules, INSIDE_NODE_MODULES)]
-        relay = [sandbox_python(), INSIDE_RELAY, f"{INSIDE_PROXY_DIR}/{self.proxy.socket_path.name}",
-                 str(INSIDE_PROXY_PORT), "--"] if bwrap else []
-        if bwrap:
-            binds += [(RELAY, INSIDE_RELAY), (self.proxy.socket_dir, INSIDE_PROXY_DIR)]
-        cmd = relay + ["node", f"{modules}/{PI_PACKAGE}/dist/cli.js", "-p", "--no-session", "--mode", "json",
-               "--provider", f"kb-{cond.name}", "--model", self.model, "--thinking", cond.thinking]
-        if cond.extension:
-            ext = Path(cond.extension)
-            binds.append((ext.parent, INSIDE_EXTENSIONS))
-            cmd += ["--extension", f"{INSIDE_EXTENSIONS if bwrap else ext.parent}/{ext.name}"]
         events.write({"type": "prompt", "agent": "pi", "text": prompt})
         raw = Path(events.path).with_suffix(f".pi{events.session}.raw")
-        token = f"kbench-session-{uuid.uuid4().hex}"  # not a secret: it tells the proxy whose request it is
-        res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
-                          env={"PI_CODING_AGENT_DIR": agent_dir, "KBENCH_PI_KEY": token},
-                          output_path=raw, ro_binds=binds if bwrap else [], log_path=log_path, label="pi",
-                          rw_binds=[(own_agent_dir, INSIDE_AGENT_DIR)] if bwrap else [], network=not bwrap)
+        # Only pi may know it: the proxy forwards a sandboxed session's requests only with this token. pi holds it
+        # in its environment, which its children do not inherit (pi_guard.cjs) and nothing else can read.
+        token = f"kbench-session-{uuid.uuid4().hex}"
+        with self.proxy.session(token) if bwrap else contextlib.nullcontext() as sock:
+            cmd, binds = self._command(cond, cfg, sock)
+            res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
+                              env={"PI_CODING_AGENT_DIR": INSIDE_AGENT_DIR if bwrap else str(own_agent_dir),
+                                   "KBENCH_PI_KEY": token},
+                              output_path=raw, ro_binds=binds, log_path=log_path, label="pi",
+                              rw_binds=[(own_agent_dir, INSIDE_AGENT_DIR)] if bwrap else [], network=not bwrap)
         shutil.rmtree(session_dir, ignore_errors=True)
         lines = raw.read_text(encoding="utf-8", errors="replace").splitlines() if raw.exists() else []
         raw.unlink(missing_ok=True)
@@ -188,20 +210,58 @@ class PiAgent:
         stats.duration_s = res.duration_s
         stats.kills = sum(1 for k in res.kills if k.pid)
         stats.outside_writes = [w for w in res.outside_writes if not _PI_OWN_FILES.match(w)]
+        self._judge(stats, res, token, events)
+        events.write({"type": "pi_exit", "returncode": res.returncode, "timed_out": res.timed_out})
+        return stats
+
+    def _command(self, cond: Condition, cfg: IsolationConfig, sock: Path | None) -> tuple[list[str], list]:
+        """pi's command line and its read-only binds; under bwrap behind the relay to the session's socket."""
+        if sock is None:
+            return ["node", "--require", str(GUARD), f"{self.node_modules}/{PI_PACKAGE}/dist/cli.js",
+                    *self._flags(cond, str(Path(cond.extension).parent) if cond.extension else "")], []
+        node = exec_only_node(":".join([*cfg.path_prefix, SYSTEM_PATH]))
+        binds: list = [(self.node_modules, INSIDE_NODE_MODULES), (RELAY, INSIDE_RELAY), (GUARD, INSIDE_GUARD),
+                       (node, INSIDE_NODE), (sock.parent, INSIDE_PROXY_DIR)]
+        if cond.extension:
+            binds.append((Path(cond.extension).parent, INSIDE_EXTENSIONS))
+        return [sandbox_python(), INSIDE_RELAY, f"{INSIDE_PROXY_DIR}/{sock.name}", str(INSIDE_PROXY_PORT), "--",
+                INSIDE_NODE, "--require", INSIDE_GUARD, f"{INSIDE_NODE_MODULES}/{PI_PACKAGE}/dist/cli.js",
+                *self._flags(cond, INSIDE_EXTENSIONS)], binds
+
+    def _flags(self, cond: Condition, extensions: str) -> list[str]:
+        flags = ["-p", "--no-session", "--mode", "json", "--provider", f"kb-{cond.name}", "--model", self.model,
+                 "--thinking", cond.thinking]
+        if cond.extension:
+            flags += ["--extension", f"{extensions}/{Path(cond.extension).name}"]
+        return flags
+
+    def _judge(self, stats: SessionStats, res, token: str, events: EventLog) -> None:
+        """Infra is only what the server did. pi's own word does not count (a cut stream looks like an answer to
+        it, and anything that breaks its connection looks like the server); the proxy's record of the session
+        does, unless the sandbox misbehaved: then whatever the replies looked like is the model's doing."""
         wire = self.proxy.chat_log(token)
         broken = [p for p in wire if p]
         if broken:
             events.write({"type": "server_faults", "count": len(broken), "of": len(wire), "faults": broken[:20]})
-        if wire and wire[-1] and not res.timed_out:
-            # pi ended on a reply the server broke (pi may even have taken a cut stream as its answer)
-            stats.infra_error = wire[-1]
+        tampered = self.proxy.sandbox_log(token)
+        if tampered:
+            events.write({"type": "sandbox_faults", "count": len(tampered), "faults": tampered[:20]})
+        claimed, stats.infra_error = stats.infra_error, None
+        waited = self.proxy.waiting_s(token)
         if res.timed_out:
             stats.stop_reason = "timeout"
-            stats.infra_error = None
         elif res.returncode is not None and (res.returncode < 0 or res.returncode > 128):
-            # pi itself was ended by a limit the model's commands ran into (file size, memory, processes)
+            # pi was ended by a signal: a limit the model's commands ran into (file size, memory, processes), or
+            # the model's commands themselves
             stats.stop_reason = "killed"
-        elif stats.turns == 0 and stats.infra_error is None and res.returncode != 0:
-            stats.infra_error = f"pi exited {res.returncode} before any reply: {res.tail[-400:]}"
-        events.write({"type": "pi_exit", "returncode": res.returncode, "timed_out": res.timed_out})
-        return stats
+        elif not tampered:  # else the sandbox misbehaved: whatever the replies looked like, the model's doing
+            if wire and wire[-1]:
+                # pi ended on a reply the server broke (pi may even have taken a cut stream as its answer)
+                stats.infra_error = wire[-1]
+            elif claimed and waited is not None:
+                stats.infra_error = f"pi gave up on a reply the server had not sent after {waited:.0f} s: {claimed}"
+            elif stats.turns == 0 and not wire and res.returncode != 0:
+                stats.infra_error = f"pi exited {res.returncode} before any reply: {res.tail[-400:]}"
+        if claimed and not stats.infra_error:
+            events.write({"type": "pi_error", "message": claimed, "infra": False,
+                          "why": "the proxy saw no server fault that pi's error could come from"})
