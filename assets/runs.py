@@ -15,6 +15,7 @@ from sandbox.conditions import select_conditions
 from sandbox.diskspace import ran_full
 from sandbox.grading import grade
 from sandbox.stops import DiskFull
+from sandbox.trees import remove_tree
 from sandbox.runs import RunSpec, Runner
 from sandbox.workdirs import fresh_dir
 from task_defs.loader import select
@@ -111,7 +112,7 @@ def _regrade(suite, result: dict, record: Path, sandbox: SandboxSettings) -> dic
     out = record / f"tests.regraded.{suite.fingerprint[:12]}.txt"
     g = grade(task, work, output_path=out, cfg=sandbox.isolation_config())
     full = ran_full({"work": work, "runs": record})
-    shutil.rmtree(work, ignore_errors=True)
+    remove_tree(work, ignore_errors=True)  # agent code ran in the regrade too: any tree can be there
     if full:  # the verdict cannot be trusted: fail the partition, keep the gradings it had
         raise DiskFull(f"{full} (regrading {task.id}); free space and materialize the partition again")
     return {"outcome": g.outcome, "detail": g.detail, "test_duration_s": round(g.duration_s, 3),

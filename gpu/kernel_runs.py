@@ -21,6 +21,7 @@ from sandbox.diskspace import ensure_room, ran_full
 from sandbox.isolation import IsolationConfig, python_runtime_dirs
 from sandbox.records import write_json_atomic
 from sandbox.runs import RunSpec, open_agent, server_slots_of, session_slot
+from sandbox.trees import remove_tree
 from sandbox.workdirs import check_outside_repo, default_work_root, fresh_dir
 
 
@@ -60,7 +61,7 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
             places = {"work": work_root, "runs": run_dir}
             ensure_room(places, run.room_needed())
             partial = dest.with_name(dest.name + ".partial")
-            shutil.rmtree(partial, ignore_errors=True)
+            remove_tree(partial, ignore_errors=True)
             partial.mkdir(parents=True)
             workdir = fresh_dir(work_root / cond.name / task.id / f"s{seed}")
             for name, src in agent_files(task).items():
@@ -88,10 +89,10 @@ def run_kernel_tasks(spec: KernelRunSpec, on_result=None) -> list[dict]:
                       "tool_format_errors": stats.tool_format_errors, "duration_s": round(stats.duration_s, 3),
                       "started_at": started, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
             write_json_atomic(partial / "result.json", result)
-            shutil.rmtree(dest, ignore_errors=True)
+            remove_tree(dest, ignore_errors=True)
             partial.rename(dest)
             if not run.keep_work:
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_tree(workdir, ignore_errors=True)  # the agent's tree: any depth
             out.append(result)
             if on_result:
                 on_result(result)

@@ -10,9 +10,11 @@ import os
 from pathlib import Path
 
 from sandbox.agents.record import read_events
+from sandbox.trees import Walk
 
 MAX_FILE_CHARS = 20_000
 MAX_FILES = 50
+MAX_LISTED = 20_000  # entries looked at to choose the first MAX_FILES
 
 
 def _pi_turns(ev: dict, session: int) -> list[dict]:
@@ -85,10 +87,8 @@ def final_files(workdir: Path) -> list[dict]:
     workdir = Path(workdir)
     if not workdir.is_dir():
         return []
-    entries = []
-    for folder, dirs, files in os.walk(workdir):  # followlinks=False: a link to a folder is an entry, not a tree
-        entries += [Path(folder) / n for n in files]
-        entries += [Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink()]
+    # no recursion and no link followed, whatever the shape of the tree (a record's copy is bounded already)
+    entries = [workdir / e.rel for e in Walk(workdir, max_entries=MAX_LISTED) if e.kind != "dir"]
     out = []
     for f in sorted(entries)[:MAX_FILES]:
         rel = os.fsencode(f.relative_to(workdir)).decode("utf-8", "backslashreplace")

@@ -12,12 +12,14 @@ import os
 from pathlib import Path
 
 from sandbox.stops import DiskFull
+from sandbox.trees import Walk
 
-__all__ = ["DiskFull", "FLOOR_BYTES", "RESERVE_BYTES", "ensure_room", "free_bytes", "ran_full", "used_bytes"]
+__all__ = ["DiskFull", "FLOOR_BYTES", "RESERVE_BYTES", "ensure_room", "free_bytes", "ran_full", "usage", "used_bytes"]
 
 MB = 1024**2
 RESERVE_BYTES = 256 * MB  # on top of a session's budget: records, grading, the hidden test's own files
 FLOOR_BYTES = 32 * MB  # below this the disk counts as full: writes may have failed, so outcomes cannot be trusted
+MAX_COUNTED_ENTRIES = 2_000_000  # names one count visits (about 2-4 s); no real work folder comes near it
 
 
 def free_bytes(path: Path) -> int:
@@ -31,23 +33,20 @@ def free_bytes(path: Path) -> int:
 
 def used_bytes(*roots: Path) -> int:
     """Disk blocks in use under the roots (sparse files count what they occupy), without following links."""
-    total = 0
-    stack = [Path(r) for r in roots]
-    while stack:
-        top = stack.pop()
-        try:
-            with os.scandir(top) as it:
-                for entry in it:
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    total += st.st_blocks * 512
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-        except OSError:  # gone, or not a folder: the session may be deleting as we count
-            continue
-    return total
+    return usage(*roots)[0]
+
+
+def usage(*roots: Path, max_entries: int = MAX_COUNTED_ENTRIES) -> tuple[int, str | None]:
+    """used_bytes, and why the count is short (None: every name was counted). A tree too deep for a path or
+    os.walk is counted all the same (sandbox/trees.py); only the caps on entries and open folders cut it short, and
+    the caller decides what a count it cannot finish means."""
+    total, short = 0, None
+    for root in roots:
+        walk = Walk(Path(root), max_entries=max_entries)
+        for e in walk:  # a root that is gone, or not a folder, counts nothing: the session may be deleting
+            total += e.st.st_blocks * 512
+        short = short or walk.truncated
+    return total, short
 
 
 def _mb(n: int) -> str:

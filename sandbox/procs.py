@@ -9,6 +9,8 @@ from pathlib import Path
 
 import psutil
 
+from sandbox.trees import cwd_within
+
 
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
@@ -43,10 +45,13 @@ def processes_in_folder(folder: Path) -> dict[int, psutil.Process]:
         if p.pid == me:
             continue
         try:
-            if _inside(p.cwd(), target):
-                found[p.pid] = p
-        except (psutil.Error, OSError):
+            inside = _inside(p.cwd(), target)
+        except psutil.Error:
             continue
+        except OSError:  # a folder too deep for its path to be read (ENAMETOOLONG): climb it by inode instead
+            inside = cwd_within(p.pid, Path(target))
+        if inside:
+            found[p.pid] = p
     return found
 
 

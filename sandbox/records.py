@@ -7,13 +7,21 @@ import os
 import platform
 import re
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
 from sandbox.agents.record import json_safe
 from sandbox.isolation import sandbox_python
+from sandbox.trees import Entry, Walk
 
 MAX_KEPT_FILE = 10 * 1024 * 1024
+# A record keeps at most this much of a work folder; an agent can shape its folder to make the copy endless.
+MAX_KEPT_ENTRIES = 20_000
+MAX_KEPT_DEPTH = 40
+MAX_KEPT_PATH = 1024  # characters of a path below the work folder
+MAX_KEPT_TOTAL = 256 * 1024 * 1024
+MAX_LEFT_OUT_LISTED = 200
 SKIPPED_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".cache", "node_modules", ".npm"}
 CLAIM = re.compile(r"\b(works?|working|pass(es|ed|ing)?|correct(ly)?|succe(ss|eded|ssful|ssfully)|verified)\b", re.I)
 
@@ -28,32 +36,68 @@ def is_false_claim(final_message: str, outcome: str) -> bool:
 
 
 def copy_final_files(workdir: Path, dest: Path) -> list[str]:
-    """Copy what the agent left: no caches, no file over 10 MB, links kept as links. Returns what was left out."""
-    left_out = []
-    for dirpath, dirnames, filenames in os.walk(workdir):
-        rel_dir = Path(dirpath).relative_to(workdir)
-        keep = []
-        for d in dirnames:
-            if d in SKIPPED_NAMES:
-                left_out.append(str(rel_dir / d) + "/")
-            elif os.path.islink(os.path.join(dirpath, d)):
-                filenames.append(d)  # a link to a folder is copied as a link, never followed
+    """Copy what the agent left into the record: no caches, no file over 10 MB, links kept as links (never
+    followed), and no more than the caps below of a tree the agent may have shaped against us. Returns what was
+    left out, with a "listing truncated" line when a cap stopped the copy."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    left_out: list[str] = []
+    total = 0
+
+    def skip(e: Entry) -> bool:
+        return e.name in SKIPPED_NAMES or len(e.rel) > MAX_KEPT_PATH
+
+    walk = Walk(Path(workdir), max_entries=MAX_KEPT_ENTRIES, max_depth=MAX_KEPT_DEPTH, skip=skip)
+    for e in walk:
+        target = dest / e.rel
+        if len(e.rel) > MAX_KEPT_PATH:
+            left_out.append(f"{e.rel[:200]}... (a path over {MAX_KEPT_PATH} characters)")
+        elif e.kind == "dir":
+            if e.name in SKIPPED_NAMES:
+                left_out.append(e.rel + "/")
             else:
-                keep.append(d)
-        dirnames[:] = keep
-        (dest / rel_dir).mkdir(parents=True, exist_ok=True)
-        for name in filenames:
-            src = Path(dirpath) / name
-            target = dest / rel_dir / name
-            if src.is_symlink():
-                os.symlink(os.readlink(src), target)
-            elif not src.is_file():
-                left_out.append(str(rel_dir / name))  # fifos, sockets, devices
-            elif name.endswith(".pyc") or src.stat().st_size > MAX_KEPT_FILE:
-                left_out.append(str(rel_dir / name))
-            else:
-                shutil.copy2(src, target)
+                target.mkdir()
+        elif e.kind == "link":
+            os.symlink(os.readlink(e.name, dir_fd=e.dir_fd), target)
+        elif e.kind != "file" or e.name.endswith(".pyc") or e.st.st_size > MAX_KEPT_FILE:
+            left_out.append(e.rel)  # fifos, sockets, devices, bytecode, big files
+        elif total + e.st.st_size > MAX_KEPT_TOTAL:
+            left_out.append(f"{e.rel} (the record already holds {MAX_KEPT_TOTAL // 2**20} MB of final files)")
+        elif _copy_file(e, target):
+            total += e.st.st_size
+        else:
+            left_out.append(e.rel)
+    if len(left_out) > MAX_LEFT_OUT_LISTED:
+        left_out[MAX_LEFT_OUT_LISTED:] = [f"... and {len(left_out) - MAX_LEFT_OUT_LISTED} more left out"]
+    if walk.truncated:  # first, so that a reader who shows only the head of the list still sees it
+        left_out.insert(0, f"(listing truncated: {walk.truncated}; the rest of the folder was not kept)")
     return left_out
+
+
+def _copy_file(e: Entry, target: Path) -> bool:
+    """Copy one regular file, opened without following a link and without blocking (something swapped in for it
+    after the listing, a FIFO say, is not read); its mode bits and times come along. False: it was not copied."""
+    try:
+        src = os.open(e.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=e.dir_fd)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(src)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_KEPT_FILE:
+            return False
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            left = st.st_size
+            while left > 0 and (chunk := os.read(src, min(left, 1 << 20))):
+                os.write(out, chunk)
+                left -= len(chunk)
+            os.fchmod(out, stat.S_IMODE(st.st_mode) & 0o777)
+            os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))
+        finally:
+            os.close(out)
+        return True
+    finally:
+        os.close(src)
 
 
 def write_json_atomic(path: Path, data: dict) -> None:

@@ -6,7 +6,6 @@ import contextlib
 import os
 import resource
 import signal
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -14,13 +13,15 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sandbox import uids
+from sandbox import trees, uids
 from sandbox.isolation import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
 from sandbox.limits import Limits
 from sandbox.procs import kill_all, processes_in_folder, session_processes, wait_gone
+from sandbox.teardown import TeardownReport
 from sandbox.watchdog import Kill, Watchdog
 
 TAIL_BYTES = 8192
+MAX_LISTED_WRITES = 1000  # outside writes named per place; past that a line says how many more
 
 
 @dataclass
@@ -37,12 +38,16 @@ class SessionResult:
     session_killed: str | None = None  # why the whole session was killed: procs | disk | timeout
     outside_writes: list[str] = field(default_factory=list)
 
+    @property
+    def kill_count(self) -> int:
+        """Kills for the record: each process a limit or the session's end killed, and each whole-session kill
+        once (it takes every process in the namespace with it, unseen). A timeout is not counted here: it is the
+        session's own outcome (agent_timeout, a test timeout)."""
+        return sum(k.count for k in self.kills if not (k.reason == "timeout" and not k.pid))
+
 
 def chown_tree(path: Path, uid: int) -> None:
-    os.chown(path, uid, uid)
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in dirnames + filenames:
-            os.lchown(os.path.join(dirpath, name), uid, uid)
+    trees.chown_tree(path, uid)  # iterative, never through a link: the tree is the agent's
 
 
 def _preexec(limits: Limits):
@@ -78,12 +83,20 @@ class _OutputPump(threading.Thread):
 
 
 def _files_under(root: Path, label: str) -> list[str]:
-    out = []
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            rel = os.path.relpath(os.path.join(dirpath, name), root)
-            out.append(f"{label}/{rel}")
-    return sorted(out)
+    return trees.listing(root, label, MAX_LISTED_WRITES)
+
+
+def _record_teardown(dog: Watchdog, teardown: TeardownReport) -> None:
+    named, total, whole = teardown.read()
+    if whole or dog.session_killed:  # a whole-session kill took the reporter with it, and was recorded itself
+        detail = "still running when the session's command ended; ended with its pid namespace (pid inside it)"
+        for pid, name in named:
+            dog.record("teardown", pid, f"{name}: {detail}")
+        if total > len(named):
+            dog.record("teardown", 0, f"{detail}: {total - len(named)} more processes", count=total - len(named))
+    else:
+        dog.record("teardown", 0, "the session's own processes killed the script that reports what its end kills: "
+                                  "whatever was still running then was ended unseen", count=0)
 
 
 def run_session(
@@ -130,18 +143,28 @@ def run_session(
             for src, _dest in rw_binds:
                 if cfg.drops_uid:
                     chown_tree(Path(src), cfg.run_as_uid)
-            argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env,
+            # what the writable binds hold now (after the chown): whatever is new or changed at the end was written
+            binds_before = [(Path(src), dest, trees.snapshot(Path(src))) for src, dest in rw_binds]
+            teardown = TeardownReport()  # the processes the namespace's end kills, named before it does
+            argv = bwrap_argv(teardown.wrap(cmd), workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env,
                               rw_binds=list(rw_binds), network=network)
             popen_env = {"PATH": SYSTEM_PATH}
         else:
-            argv, popen_env = list(cmd), full_env
+            argv, popen_env, binds_before, teardown = list(cmd), full_env, [], None
 
         start = time.monotonic()
-        proc = subprocess.Popen(
-            argv, cwd=workdir, env=popen_env, start_new_session=True, preexec_fn=_preexec(limits),
-            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=workdir, env=popen_env, start_new_session=True, preexec_fn=_preexec(limits),
+                stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(teardown.fd,) if teardown else (),
+            )
+        except BaseException:
+            if teardown:
+                teardown.close()
+            raise
+        if teardown:
+            teardown.started()
         pump = _OutputPump(proc.stdout, output_path, limits.max_output_bytes)
         pump.start()
         finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
@@ -179,9 +202,13 @@ def run_session(
                             "current folder inside the work folder")
             proc.wait()
             pump.join(timeout=5)
+            if teardown:
+                _record_teardown(dog, teardown)
         duration = time.monotonic() - start
         outside = _files_under(home, "~") + _files_under(tmp, "/tmp")
-        shutil.rmtree(scratch, ignore_errors=True)
+        for src, dest, before in binds_before:  # e.g. pi's config folder: a write there is a write outside too
+            outside += [f"{dest}/{rel}" for rel in trees.changed_since(src, before, MAX_LISTED_WRITES)]
+        trees.remove_tree(scratch, ignore_errors=True)
         return SessionResult(
             returncode=proc.returncode, timed_out=timed_out, duration_s=duration, isolation=isolation, run_as=run_as,
             output_bytes=pump.total, output_truncated=pump.total > limits.max_output_bytes,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
-import shutil
 import threading
 import time
+import traceback
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
@@ -33,6 +33,7 @@ from sandbox.records import (attempt_dir, copy_final_files, environment_versions
 from sandbox.server_probe import describe_server, reported_slots, wait_for_server
 from sandbox.slots import ServerSlots
 from sandbox import uids
+from sandbox.trees import remove_tree
 from sandbox.validation import PrepareError, prepare_workdir
 from sandbox.workdirs import check_outside_repo, default_work_root
 from task_defs.models import Suite, Task
@@ -41,7 +42,8 @@ MAX_REQUEUES = 5
 RESULT = "result.json"
 RESULT_DEFAULTS = {"outcome": None, "infra": False, "infra_error": None, "detail": "", "test_duration_s": 0.0,
                    "agent_timeout": False, "false_claim": False, "test_kills": 0, "files_left_out": [],
-                   "requeues": 0}
+                   "requeues": 0, "harness_error": None}
+HARNESS_ERROR = "harness error"  # how infra_error begins when our own code failed, not the server
 
 
 @dataclass
@@ -189,6 +191,14 @@ def open_agent(spec: RunSpec, run_dir: Path):
         raise ValueError(f"--agent must be pi or builtin, not {spec.agent!r}")
 
 
+def _test_kills(session) -> int:
+    """What a limit or the cleanup killed in the hidden test's session. Processes its namespace's end took are in
+    watchdog.log but not counted against the attempt: kb.load's own child is still running when the judge exits."""
+    if session is None:
+        return 0
+    return session.kill_count - sum(k.count for k in session.kills if k.reason == "teardown")
+
+
 def _requeued(dest: Path) -> int:
     """How often this attempt was put back, in this run and in earlier runs of the same command."""
     return len(list(dest.with_name(dest.name + ".requeued").glob("attempt*.events.jsonl")))
@@ -205,6 +215,7 @@ class Runner:
         self._lock = threading.Lock()
         self.requeues: dict[str, int] = {}
         self._t0: dict[str, float] = {}
+        self._started: dict[str, str] = {}
         self._grading: list = []
         self._errors: list[str] = []
         self._stopping: RunStopped | None = None  # why no further attempt may start (full disk, dead server)
@@ -284,23 +295,24 @@ class Runner:
                 outcome = self.agent_phase(a)
             except (RunStopped, OSError) as exc:
                 if not isinstance(exc, RunStopped) and exc.errno != errno.ENOSPC:
-                    with self._lock:
-                        self._errors.append(f"{a.key}: {type(exc).__name__}: {exc}")
+                    outcome = self._harness_error(a, exc, "setting up or running the agent")
+                    if outcome is None:  # not even that could be written: the error ends the run, a rerun redoes it
+                        continue
+                else:
+                    with self._lock:  # back in the queue; no further attempt starts
+                        todo.appendleft(a)
+                        self._stopping = self._stopping or (exc if isinstance(exc, RunStopped) else DiskFull(str(exc)))
+                    return
+            except Exception as exc:  # a harness bug: recorded as such for this attempt, the run goes on
+                outcome = self._harness_error(a, exc, "setting up or running the agent")
+                if outcome is None:
                     continue
-                with self._lock:  # back in the queue; no further attempt starts
-                    todo.appendleft(a)
-                    self._stopping = self._stopping or (exc if isinstance(exc, RunStopped) else DiskFull(str(exc)))
-                return
-            except Exception as exc:  # a harness bug: the attempt keeps no result, so a rerun redoes it
-                with self._lock:
-                    self._errors.append(f"{a.key}: {type(exc).__name__}: {exc}")
-                continue
             if outcome is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
                 with self._lock:
                     todo.append(a)
             elif isinstance(outcome, Graded):
                 # Grading runs beside the next agent session, so the model server never waits on a hidden test.
-                fut = graders.submit(self._report, summary, self.grade_phase, outcome)
+                fut = graders.submit(self._report, summary, self._grade_or_record_error, outcome)
                 with self._lock:
                     self._grading.append(fut)
             else:
@@ -318,6 +330,53 @@ class Runner:
             if self.on_result:
                 self.on_result(result)
 
+    def _grade_or_record_error(self, job: Graded) -> dict:
+        """grade_phase; an exception in it (other than a full disk, which stops the run) becomes the attempt's
+        harness-error result."""
+        try:
+            return self.grade_phase(job)
+        except DiskFull:
+            raise
+        except Exception as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+                raise
+            result = self._harness_error(job.attempt, exc, "grading or recording", job.stats, job.base)
+            if result is None:
+                raise
+            return result
+
+    def _harness_error(self, a: Attempt, exc: BaseException, phase: str, stats: SessionStats | None = None,
+                       base: dict | None = None) -> dict | None:
+        """The record of an attempt our own code failed on: outcome infra with harness_error saying where and why,
+        so the report and triage show it, it counts as attrition, never as the model's failure, and it is not
+        silently missing from pass@1. None (and the error kept for the end of the run) when even that cannot be
+        written."""
+        message = f"{HARNESS_ERROR} while {phase}: {type(exc).__name__}: {exc}"[:1000]
+        dest = self._dest(a)
+        partial = dest.with_name(dest.name + ".partial")
+        try:
+            partial.mkdir(parents=True, exist_ok=True)
+            EventLog(partial / "events.jsonl").write({
+                "type": "harness_error", "phase": phase, "message": message,
+                "traceback": "".join(traceback.format_exception(exc))[-4000:]})
+            if not self.spec.keep_work:
+                remove_tree(self.work_dir / a.cond.name / a.task.id / f"s{a.seed}", ignore_errors=True)
+            return self._finish(dest, partial, {**(base or self._base(a)), **self._counts(stats or SessionStats()),
+                                                "outcome": "infra", "infra": True, "infra_error": message,
+                                                "harness_error": message, "detail": message,
+                                                "requeues": _requeued(dest)})
+        except Exception as again:  # noqa: BLE001 - the first error is the one to keep
+            with self._lock:
+                self._errors.append(f"{a.key}: {type(exc).__name__}: {exc} (and recording it failed: {again})")
+            return None
+
+    def _base(self, a: Attempt) -> dict:
+        return {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
+                "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "category": a.task.category,
+                "tier": a.task.tier, "suite_fingerprint": self.suite.fingerprint,
+                "started_at": self._started.get(a.key) or time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "isolation": self.spec.isolation.resolve()}
+
     def execute(self, a: Attempt) -> dict | None:
         """One attempt, start to finish; None means 'put it back in the queue'."""
         outcome = self.agent_phase(a)
@@ -327,15 +386,12 @@ class Runner:
         """Set up the folder and run the agent: a finished result (skipped, infra), work to grade, or None."""
         dest = self._dest(a)
         partial = dest.with_name(dest.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
+        remove_tree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
         events = EventLog(partial / "events.jsonl")
-        started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self._started[a.key] = time.strftime("%Y-%m-%dT%H:%M:%S")
         self._t0[a.key] = time.monotonic()
-        base = {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
-                "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "category": a.task.category,
-                "tier": a.task.tier, "suite_fingerprint": self.suite.fingerprint, "started_at": started,
-                "isolation": self.spec.isolation.resolve()}
+        base = self._base(a)
         missing = missing_requirements(a.task)
         if missing:
             msg = f"requires {', '.join(missing)}, not found on this machine"
@@ -353,14 +409,14 @@ class Runner:
                 events.write({"type": "disk_limit", "used_bytes": own, "limit_bytes": self.spec.limits.disk_bytes,
                               "message": f"the work folder held {own // 2**20} MB, over the session's "
                                          f"{self.spec.limits.disk_bytes // 2**20} MB, and filled the disk; removed"})
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_tree(workdir, ignore_errors=True)
                 workdir.mkdir(parents=True, exist_ok=True)
                 stats.kills += 1
                 full = ran_full(self._places())
         infra = infra or full  # writes may have failed: whatever the agent did is not its score
         if infra:
             if not self.spec.keep_work:  # its folder is redone from scratch; on a full disk it may be what fills it
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_tree(workdir, ignore_errors=True)
             with self._lock:
                 n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
             events.write({"type": "requeue", "attempt": n, "reason": infra})
@@ -371,7 +427,7 @@ class Runner:
                 kept.mkdir(exist_ok=True)
                 if (partial / "events.jsonl").exists():
                     (partial / "events.jsonl").rename(kept / f"attempt{_requeued(dest) + 1}.events.jsonl")
-                shutil.rmtree(partial, ignore_errors=True)
+                remove_tree(partial, ignore_errors=True)
                 return None
             return self._finish(dest, partial, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
                                                 "infra_error": infra, "requeues": _requeued(dest)})
@@ -386,11 +442,11 @@ class Runner:
             raise DiskFull(f"{full} (while grading {a.key})")
         left_out = copy_final_files(workdir, partial / "workdir")
         if not self.spec.keep_work:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_tree(workdir, ignore_errors=True)
         result = {**job.base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
                   "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
-                  "test_kills": len([k for k in (g.session.kills if g.session else []) if k.pid]),
+                  "test_kills": _test_kills(g.session),
                   "files_left_out": left_out, "requeues": _requeued(job.dest)}
         return self._finish(job.dest, partial, result)
 
@@ -436,11 +492,13 @@ class Runner:
         result = {**RESULT_DEFAULTS, **self._counts(SessionStats()), **fields}
         result["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         # this try only: setup, agent sessions, grading and records, without earlier requeued tries
-        result["wall_s"] = round(time.monotonic() - self._t0.pop(f"{result['condition']}/{result['task']}/s{result['seed']}"), 3)
+        key = f"{result['condition']}/{result['task']}/s{result['seed']}"
+        result["wall_s"] = round(time.monotonic() - self._t0.pop(key, time.monotonic()), 3)
+        self._started.pop(key, None)
         kept = dest.with_name(dest.name + ".requeued")
         if kept.exists():
             kept.rename(partial / "requeued")
         write_json_atomic(partial / RESULT, result)
-        shutil.rmtree(dest, ignore_errors=True)  # only ever a leftover without result.json
+        remove_tree(dest, ignore_errors=True)  # only ever a leftover without result.json
         partial.rename(dest)
         return result

@@ -22,9 +22,10 @@ MIB = 1024 * 1024
 
 @dataclass
 class Kill:
-    reason: str  # rss (one process) | memory | procs | disk | timeout (whole session) | sweep | cleanup
-    pid: int
+    reason: str  # rss (one process) | memory | procs | disk | timeout (whole session) | sweep | cleanup | teardown
+    pid: int  # 0: the whole session, or a summary line
     detail: str
+    count: int = 1  # kills this line stands for: a summary of a fork bomb's stragglers stands for many, a note for 0
 
 
 @dataclass
@@ -63,8 +64,8 @@ class Watchdog:
         if self._thread:
             self._thread.join(timeout=5)
 
-    def record(self, reason: str, pid: int, detail: str) -> None:
-        self.kills.append(Kill(reason, pid, detail))
+    def record(self, reason: str, pid: int, detail: str, count: int = 1) -> None:
+        self.kills.append(Kill(reason, pid, detail, count))
         if self.log_path is not None:
             line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {self.label} kill pid={pid} reason={reason} {detail}\n"
             with _LOG_LOCK, open(self.log_path, "a", encoding="utf-8") as fh:
@@ -82,7 +83,7 @@ class Watchdog:
         for pid in pids[:shown]:
             self.record(reason, pid, detail)
         if len(pids) > shown:
-            self.record(reason, 0, f"{detail}: {len(pids) - shown} more processes")
+            self.record(reason, 0, f"{detail}: {len(pids) - shown} more processes", count=len(pids) - shown)
 
     def _loop(self) -> None:
         next_mem = time.monotonic() + self.limits.mem_poll_s

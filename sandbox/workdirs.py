@@ -7,6 +7,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from sandbox.trees import remove_tree
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,8 +26,7 @@ def check_outside_repo(path: Path) -> Path:
 def fresh_dir(path: Path) -> Path:
     """An empty folder at `path` (an old one is removed first)."""
     path = check_outside_repo(path)
-    if path.exists():
-        shutil.rmtree(path)
+    remove_tree(path)  # an earlier try's folder: whatever tree the agent left there
     path.mkdir(parents=True)
     return path
 

@@ -19,6 +19,7 @@ from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
 from sandbox.limits import MB, Limits
 from sandbox.runner import run_session
 from sandbox.serverproxy import ServerProxy
+from sandbox.trees import remove_tree
 from sandbox.workdirs import REPO_ROOT, private_copy
 
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
@@ -79,7 +80,10 @@ def write_pi_config(agent_dir: Path, url: str, model: str, conds: list[Condition
     }
     for name, text in (("models.json", json.dumps({"providers": providers}, indent=2)),
                        ("settings.json", json.dumps({"compaction": {"enabled": False}, "retry": {"enabled": False}}, indent=2)),
-                       ("SYSTEM.md", SYSTEM_PROMPT)):
+                       ("SYSTEM.md", SYSTEM_PROMPT),
+                       # pi makes this file when it is missing: made here, anything in the folder afterwards that
+                       # is new or changed was written by the session (and listed as an outside write)
+                       ("auth.json", "{}")):
         tmp = agent_dir / f".{name}.{uuid.uuid4().hex}"
         tmp.write_text(text)
         os.replace(tmp, agent_dir / name)
@@ -203,12 +207,12 @@ class PiAgent:
                                    "KBENCH_PI_KEY": token},
                               output_path=raw, ro_binds=binds, log_path=log_path, label="pi",
                               rw_binds=[(own_agent_dir, INSIDE_AGENT_DIR)] if bwrap else [], network=not bwrap)
-        shutil.rmtree(session_dir, ignore_errors=True)
+        remove_tree(session_dir, ignore_errors=True)  # writable by the session: any tree can be there
         lines = raw.read_text(encoding="utf-8", errors="replace").splitlines() if raw.exists() else []
         raw.unlink(missing_ok=True)
         stats = stats_from_events(lines, events)
         stats.duration_s = res.duration_s
-        stats.kills = sum(1 for k in res.kills if k.pid)
+        stats.kills = res.kill_count
         stats.outside_writes = [w for w in res.outside_writes if not _PI_OWN_FILES.match(w)]
         self._judge(stats, res, token, events)
         events.write({"type": "pi_exit", "returncode": res.returncode, "timed_out": res.timed_out})

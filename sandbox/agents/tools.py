@@ -229,7 +229,7 @@ class ToolBox:
         # cannot reach the host's loopback services (model server, Dagster UI) or another session.
         res = run_session(["bash", "-c", command], self.workdir, limits=self.limits.with_(timeout_s=limit,
                           max_output_bytes=0), cfg=self.cfg, log_path=self.log_path, label="bash", network=False)
-        self.kills += sum(1 for k in res.kills if k.pid)
+        self.kills += res.kill_count
         self.outside_writes += res.outside_writes
         out = res.tail[-MAX_RESULT_CHARS:]
         status = "timed out" if res.timed_out else f"exit code {res.returncode}"

@@ -1,0 +1,102 @@
+"""The attempt record tells what happened: a whole-session kill is a kill, processes the session's end took are
+named, and a write to pi's own writable config folder is an outside write."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import fresh, needs_bwrap
+from sandbox.conditions import select_conditions
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import AGENT_LIMITS, MB
+from sandbox.runner import run_session
+from sandbox.runs import RunSpec, Runner
+from sandbox.scripted import ScriptedServer
+from task_defs import load_suite
+from task_defs.loader import select
+
+SUITE = load_suite("kbench")
+
+
+def attempt(tmp_path: Path, agent: str, commands: list[str], **kw) -> tuple[dict, Path]:
+    """One attempt at clamp whose 'model' runs these bash commands, then says it is done."""
+    script = tmp_path / "replay.jsonl"
+    lines = [{"tool_calls": [{"name": "bash", "arguments": {"command": c}}]} for c in commands]
+    script.write_text("\n".join(json.dumps(x) for x in lines + [{"content": "Done."}]) + "\n")
+    results = []
+    with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
+        spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, "clamp"),
+                       url=srv.url, agent=agent, runs_root=tmp_path / "runs", work_root=tmp_path / "work",
+                       timeout_s=60, **kw)
+        Runner(spec, SUITE, on_result=results.append).run()
+    [r] = results
+    return r, tmp_path / "runs" / "r"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_a_whole_session_disk_kill_is_counted(agent, tmp_path):
+    """The disk watchdog ends the whole session (pid namespace and all): logged before, but counted as 0 kills,
+    because that kill names no process."""
+    r, run_dir = attempt(tmp_path, agent, ["for i in $(seq 1 30); do head -c 4M /dev/zero > part$i.bin; sleep 0.1; "
+                                           "done; sleep 20"],
+                         limits=AGENT_LIMITS.with_(disk_bytes=24 * MB, disk_poll_s=0.2))
+    assert "reason=disk" in (run_dir / "watchdog.log").read_text()
+    assert r["watchdog_kills"] >= 1
+
+
+@needs_bwrap
+def test_a_whole_session_process_kill_is_counted(tmp_path):
+    r, run_dir = attempt(tmp_path, "builtin", ["for i in $(seq 1 80); do sleep 30 & done; wait"],
+                         limits=AGENT_LIMITS.with_(max_procs=40))
+    assert "reason=procs" in (run_dir / "watchdog.log").read_text()
+    assert r["watchdog_kills"] >= 1
+
+
+@needs_bwrap
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_processes_the_sessions_end_killed_are_recorded(agent, tmp_path):
+    """A background sleeper and a setsid'd daemon outlive the tool call: the pid namespace's end kills them. They
+    are named in watchdog.log and counted, where before nothing said they had existed."""
+    r, run_dir = attempt(tmp_path, agent, ["(sleep 301 > /dev/null 2>&1 &); setsid sleep 302 > /dev/null 2>&1 < /dev/null & "
+                                           "sleep 0.5; echo started"])
+    log = (run_dir / "watchdog.log").read_text()
+    teardown = [line for line in log.splitlines() if "reason=teardown" in line]
+    assert len(teardown) == 2 and all(" sleep: " in line for line in teardown), log
+    assert r["watchdog_kills"] >= 2
+
+
+@needs_bwrap
+def test_a_session_that_kills_its_reporter_is_noted(tmp_path):
+    """The session's own processes can kill the script that names what the end kills (same uid): the record says
+    so instead of claiming nothing was left running."""
+    wd = fresh(tmp_path / "wd")
+    res = run_session(["bash", "-c", "sleep 300 & kill -9 $PPID; sleep 1"], wd, limits=AGENT_LIMITS.with_(timeout_s=30),
+                      cfg=IsolationConfig(mode="bwrap"), log_path=tmp_path / "watchdog.log")
+    notes = [k for k in res.kills if k.reason == "teardown"]
+    assert len(notes) == 1 and "killed the script" in notes[0].detail and notes[0].count == 0
+
+
+@needs_bwrap
+def test_a_clean_session_records_no_teardown(tmp_path):
+    wd = fresh(tmp_path / "wd")
+    res = run_session(["bash", "-c", "echo hi; (echo sub; true)"], wd, limits=AGENT_LIMITS,
+                      cfg=IsolationConfig(mode="bwrap"))
+    assert res.returncode == 0 and res.kills == [] and res.kill_count == 0 and "hi" in res.tail
+
+
+@needs_bwrap
+def test_pi_writes_to_its_config_folder_are_outside_writes(tmp_path):
+    """pi's config folder is writable inside the sandbox (pi keeps its lock and auth files there), so the model's
+    commands can write there too: that is listed like a write to ~ or /tmp, and pi's own use of it is not."""
+    r, _ = attempt(tmp_path, "pi", ['echo planted > "$PI_CODING_AGENT_DIR/evil.sh"; mkdir -p "$PI_CODING_AGENT_DIR/x"; '
+                                    'echo 1 > "$PI_CODING_AGENT_DIR/x/y"; echo ok'])
+    assert sorted(r["outside_write_paths"]) == ["/opt/kbench/pi-agent/evil.sh", "/opt/kbench/pi-agent/x/y"]
+    assert r["outside_writes"] == 2
+
+
+@needs_bwrap
+def test_a_plain_pi_attempt_has_no_outside_writes(tmp_path):
+    r, _ = attempt(tmp_path, "pi", ["echo ok > inside.txt"])
+    assert r["outside_writes"] == 0 and r["outside_write_paths"] == [] and r["watchdog_kills"] == 0
