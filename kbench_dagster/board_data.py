@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from kbench_dagster import stats
+from kbench_dagster import difficulty, stats
 from kbench_dagster.store import ResultsStore
 
 SCORED_SQL = "('pass', 'wrong', 'crash', 'timeout', 'nofile')"
@@ -128,6 +128,7 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
     with store.connect() as con:
         hardware = dict(con.execute(f"SELECT m.run_id, {HARDWARE_SQL} FROM manifests m").fetchall())
         counts = _fetch(con, COUNTS_SQL)
+        pass_rates = con.execute(difficulty.PASS_RATES_SQL).fetchall()  # what `kbench audit --results` reads
     tables: dict[str, dict[str, dict]] = defaultdict(dict)
     mech: dict[str, dict] = {}
     for row in counts:
@@ -180,7 +181,12 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
                 a, b = by_key[other], by_key[ranked[i]["name"]]
                 comparisons.append({"board": board, "a": other, "b": ranked[i]["name"],
                                     **stats.paired(a["tasks"], b["tasks"], seed=seed, n_boot=n_boot)})
-    return {"groups": groups, "tiers": tiers, "comparisons": comparisons}
+    tasks = difficulty.by_task(pass_rates)
+    return {"groups": groups, "tiers": tiers, "comparisons": comparisons,
+            "difficulty": {"contestants": difficulty.contestants(tasks),
+                           "tasks": {t.task: {"rates": t.rates, "mean": t.mean, "flag": t.flag,
+                                              "discriminating": t.discriminating, "in_band": t.in_band}
+                                     for t in tasks}}}
 
 
 def attempts_for_board(store: ResultsStore, per_task: int = 500) -> list[dict]:

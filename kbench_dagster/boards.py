@@ -374,6 +374,22 @@ def _run_href(a: dict, depth: int) -> str:
     return f"{'../' * depth}run/{slug(a['run_id'])}/{slug(a['condition'])}/{slug(a['task'])}/s{a['seed']}.html"
 
 
+def _difficulty(agg: dict, task: str) -> tuple[str, str]:
+    """The task's flag for the index and a paragraph for its page: the numbers `kbench audit --results` prints."""
+    d = agg.get("difficulty") or {"contestants": [], "tasks": {}}
+    if len(d["contestants"]) < 2:
+        return "", ("<p class='ci'>Difficulty needs gradings of at least 2 contestants (model · agent · condition); "
+                    f"the store has {len(d['contestants'])}.</p>")
+    t = d["tasks"].get(task)
+    if t is None:
+        return "", "<p class='ci'>No scored run of this task yet.</p>"
+    words = [t["flag"] or ("discriminating" if t["discriminating"] else "not discriminating"),
+             "in the 30-70% band" if t["in_band"] else "outside the 30-70% band"]
+    rates = "; ".join(f"{esc(c)}: {pct(r)}" for c, r in sorted(t["rates"].items()))
+    return ", ".join(words), (f"<p class='difficulty'>Difficulty: mean pass rate {pct(t['mean'])} over "
+                              f"{len(t['rates'])} contestants ({esc(', '.join(words))}). Per contestant: {rates}.</p>")
+
+
 def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_task: int) -> None:
     by_task: dict[str, list[dict]] = defaultdict(list)
     for a in attempts:
@@ -390,9 +406,12 @@ def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_
         total_n = sum(g["tasks"][task]["n"] for g in groups_of_task[task])
         total_c = sum(g["tasks"][task]["c"] for g in groups_of_task[task])
         first = next(iter(groups_of_task[task]))["tasks"][task]
+        hard = _difficulty(agg, task)
         index_rows.append(f"<tr><td class=l><a href='task/{esc(slug(task))}.html'>{esc(task)}</a></td>"
                           f"<td class=l>{esc(first['category'])}</td><td class=l>{esc(first['tier'])}</td>"
-                          f"<td>{total_c}/{total_n}</td><td>{pct(total_c / total_n if total_n else None)}</td></tr>")
+                          f"<td>{total_c}/{total_n}</td><td>{pct(total_c / total_n if total_n else None)}</td>"
+                          f"<td class=l>{esc(hard[0])}</td></tr>")
+        body.append(hard[1])
         by_group: dict[str, list[dict]] = defaultdict(list)
         for a in listed:
             by_group[board_data.group_key(a)].append(a)
@@ -422,7 +441,8 @@ def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_
                            'the counts in the headings cover all of them.</p>')
         (out / "task" / f"{slug(task)}.html").write_text(page(f"task {task}", "\n".join(body), depth=1))
     (out / "tasks.html").write_text(page("Tasks", "<table><tr><th class=l>task</th><th class=l>category</th>"
-                                                  "<th class=l>tier</th><th>passes / runs</th><th>pass share</th></tr>"
+                                                  "<th class=l>tier</th><th>passes / runs</th><th>pass share</th>"
+                                                  "<th class=l>difficulty</th></tr>"
                                          + "".join(index_rows) + "</table>"))
 
 

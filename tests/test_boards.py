@@ -351,3 +351,26 @@ def test_board_mcnemar_uses_the_seed_a_pair_shares(tmp_path):
     (cmp,) = agg["comparisons"]
     assert cmp["mcnemar_seed"] == 2 and cmp["mcnemar"] is not None
     assert cmp["mcnemar"]["b"] + cmp["mcnemar"]["c"] > 0
+
+
+def test_task_pages_show_the_difficulty_audit_results_prints(built, capsys):
+    """Each task page's difficulty line: the same pass rates per contestant as `kbench audit --results` on the
+    same store, and the same saturated/dead flags."""
+    from kbench_dagster import difficulty
+    from kbench_dagster.boards import esc, pct, slug
+    from kbench_dagster.cli import main
+
+    store, index = built
+    assert main(["audit", "--results", "--db", str(store.path)]) == 0
+    printed = capsys.readouterr().out
+    tasks = difficulty.by_task(store.query(difficulty.PASS_RATES_SQL)[1])
+    assert len(difficulty.contestants(tasks)) >= 2 and tasks
+    for t in tasks:
+        html = (index.parent / "task" / f"{slug(t.task)}.html").read_text()
+        line = html.split("Difficulty: mean pass rate", 1)[1]
+        assert line.startswith(f" {pct(t.mean)} over {len(t.rates)} contestants"), (t.task, line[:200])
+        for contestant, rate in t.rates.items():
+            assert f"{esc(contestant)}: {pct(rate)}" in html, (t.task, contestant)
+        row = next(ln for ln in printed.splitlines() if ln.startswith(f"{t.task} "))
+        assert f"{t.mean:5.2f}" in row and row.rstrip().endswith(t.flag or f"{t.mean:5.2f}")
+    assert "saturated" in printed and "dead" in printed  # the oracle passes everything, the null model nothing
