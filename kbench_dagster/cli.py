@@ -18,6 +18,7 @@ from kbench_dagster import report
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.progress import Progress
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.terminal import visible
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
@@ -147,7 +148,7 @@ def cmd_run(args) -> int:
 
     def show(r: dict) -> None:
         bar.step(r["outcome"] == "pass")
-        extra = f" ({r.get('infra_error', '')[:80]})" if r["outcome"] == "infra" else ""
+        extra = f" ({visible(r.get('infra_error') or '', layout=False)[:80]})" if r["outcome"] == "infra" else ""
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
@@ -169,7 +170,7 @@ def cmd_run(args) -> int:
     counts = ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
     print(f"ran {summary['ran']}, already done {summary['already_done']}, planned {summary['planned']}; "
           f"records in {Path(args.runs) / spec.run_id}; {counts.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
-    print(report.render(spec.run_id, report.load_results(Path(args.runs), spec.run_id)))
+    print(visible(report.render(spec.run_id, report.load_results(Path(args.runs), spec.run_id))))
     return 0
 
 
@@ -187,7 +188,7 @@ def cmd_sql(args) -> int:
 
 
 def render_table(cols: list[str], rows: list[tuple]) -> str:
-    cells = [[("" if v is None else str(v)) for v in row] for row in rows]
+    cells = [[("" if v is None else visible(v, layout=False)) for v in row] for row in rows]  # agent text too
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
     line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))  # noqa: E731
     return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
@@ -331,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (TaskFileError, ValueError, RuntimeError, duckdb.Error) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {visible(exc)}", file=sys.stderr)  # a harness error can name an agent's file
         return 2
 
 

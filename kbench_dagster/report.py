@@ -20,6 +20,7 @@ from kbench_dagster import stats
 from kbench_dagster.board_trajectory import conversation, conversation_text, final_files, read_text
 from kbench_dagster.stats import OUTCOMES, TIERS, fmt_ci, fmt_pct
 from kbench_dagster.store import DEFAULT_DB
+from kbench_dagster.terminal import visible
 from sandbox.agents.record import read_events
 from sandbox.records import finished_results
 
@@ -130,9 +131,16 @@ def render(run_id: str, results: list[dict], manifest: dict | None = None) -> st
                    f"{fmt_pct(r['usability'])}, completion {fmt_pct(r['completion'])}, attrition "
                    f"{fmt_pct(r['attrition'])} ({r['infra']} infra)")
     infra = sum(r["outcome"] == "infra" for r in results)
-    if infra:
-        out += ["", f"{infra} infra failures (server unreachable or broken replies) are excluded from pass rates "
-                    "and counted as attrition."]
+    harness = [r for r in results if r.get("harness_error")]
+    if infra > len(harness):
+        out += ["", f"{infra - len(harness)} infra failures (server unreachable or broken replies) are excluded from "
+                    "pass rates and counted as attrition."]
+    if harness:
+        out += ["", f"{len(harness)} harness errors (kbench itself failed on the attempt, not the model) are "
+                    "excluded from pass rates and counted as attrition; the run kept them so they are seen: fix the "
+                    "cause, delete those attempts' record folders and run the same command again to redo them:"]
+        out += [f"  {r['task']} {r['condition']} s{r['seed']}: {visible(r['harness_error'], layout=False)[:300]}"
+                for r in harness[:10]]
     warns = stats.publishability(results, [manifest] if manifest else None)
     if warns:
         out += ["", "not ready to publish:"] + [f"  - {w['message']}" for w in warns]
@@ -288,8 +296,8 @@ def render_compare(name_a: str, name_b: str, comparisons: list[dict]) -> str:
 
 # ---------------------------------------------------------------------------------------------- triage
 
-CAUSE_ORDER = ["server error (infra)", "server error", "agent timeout", "cut-off replies", "tool-format errors",
-               "test timeout", "crash", "nofile", "wrong output"]
+CAUSE_ORDER = ["harness error (infra)", "server error (infra)", "server error", "agent timeout", "cut-off replies",
+               "tool-format errors", "test timeout", "crash", "nofile", "wrong output"]
 
 
 def crash_kind(detail: str, tests_text: str) -> str:
@@ -316,6 +324,8 @@ def failure_cause(r: dict, tests_text: str = "") -> str:
     """One cause per failed attempt, the most telling first: server trouble, then the agent's own limits
     (time, cut-off replies, tool calls it could not make), then what the hidden test saw."""
     o = r["outcome"]
+    if r.get("harness_error"):
+        return "harness error (infra)"
     if o == "infra":
         return "server error (infra)"
     if r.get("server_error"):
@@ -347,7 +357,8 @@ def triage(results: list[dict]) -> dict:
         signals["cut-off replies"] += int(r.get("cutoffs") or 0)
         signals["tool-format errors"] += int(r.get("tool_format_errors") or 0)
         signals["tool errors"] += int(r.get("tool_errors") or 0)
-        signals["server errors"] += bool(r.get("server_error") or r.get("infra_error"))
+        signals["server errors"] += bool(r.get("server_error") or (r.get("infra_error") and not r.get("harness_error")))
+        signals["harness errors"] += bool(r.get("harness_error"))
         signals["false claims"] += bool(r.get("false_claim"))
         signals["watchdog kills"] += int(r.get("watchdog_kills") or 0)
     ranked = sorted(causes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
@@ -387,23 +398,30 @@ def render_evidence(results: list[dict], task: str) -> str:
                 + (", false claim" if r.get("false_claim") else ""),
                 ]
         if r.get("detail"):
-            out.append(f"detail: {r['detail']}")
-        if r.get("infra_error") or r.get("server_error"):
-            out.append(f"server: {r.get('infra_error') or r.get('server_error')}")
+            out.append(f"detail: {visible(r['detail'], layout=False)}")
+        if r.get("harness_error"):
+            out.append(f"harness: {visible(r['harness_error'], layout=False)}")
+        elif r.get("infra_error") or r.get("server_error"):
+            out.append(f"server: {visible(r.get('infra_error') or r.get('server_error'), layout=False)}")
         for tried in sorted((rec / "requeued").glob("attempt*.events.jsonl"), key=lambda p: int(p.name[7:-13] or 0)):
             why = next((e.get("reason") for e in read_events(tried) if e.get("type") == "requeue"), "unknown")
-            out.append(f"requeued, {tried.name.split('.')[0]}: {why} (its events: {tried})")
-        out += ["", "--- conversation", conversation_text(conversation(rec / "events.jsonl")) or "(no events)",
-                "", "--- hidden test output (tests.txt)", tests.rstrip() or "(none)", "", "--- final files"]
+            out.append(f"requeued, {tried.name.split('.')[0]}: {visible(why, layout=False)} (its events: {tried})")
+        out += ["", "--- conversation", visible(conversation_text(conversation(rec / "events.jsonl"))) or "(no events)",
+                "", "--- hidden test output (tests.txt)", visible(tests.rstrip()) or "(none)", "", "--- final files"]
         files = final_files(rec / "workdir")
         if not files:
             out.append("(none)")
+        left_out = r.get("files_left_out") or []
+        if left_out:
+            out.append(f"not kept in the record ({len(left_out)}): "
+                       + ", ".join(visible(x, layout=False) for x in left_out[:20]) + (" ..." if len(left_out) > 20 else ""))
         for f in files:
+            path = visible(f["path"], layout=False)
             if f.get("link") is not None:
-                out.append(f"--- {f['path']} -> {f['link']} (a link; not followed)")
-                continue
-            out.append(f"--- {f['path']} ({f['size']} bytes)")
-            out.append(f["text"].rstrip() if f["text"] is not None else "(binary)")
+                out.append(f"--- {path} -> {visible(f['link'], layout=False)} (a link; not followed)")
+            else:
+                out.append(f"--- {path} ({f['size']} bytes)")
+                out.append(visible(f["text"].rstrip()) if f["text"] is not None else "(binary)")
         out.append("")
     return "\n".join(out)
 
@@ -412,7 +430,7 @@ def render_evidence(results: list[dict], task: str) -> str:
 
 def cmd_report(args) -> int:
     results = load_results(Path(args.runs), args.run_id)
-    print(render(args.run_id, results, load_manifest(Path(args.runs), args.run_id)))
+    print(visible(render(args.run_id, results, load_manifest(Path(args.runs), args.run_id))))
     return 0
 
 
@@ -440,6 +458,7 @@ def cmd_export(args) -> int:
         Path(args.out).write_text(text)
         print(f"{len(rows)} rows written to {args.out}", file=sys.stderr)
     else:
+        text = visible(text) if sys.stdout.isatty() else text  # a file or pipe gets the data as it is
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 
@@ -450,13 +469,14 @@ def cmd_compare(args) -> int:
     if args.condition:
         comps = [c for c in comps if c["condition"] == args.condition]
     name = lambda rid, rs: f"{rid} ({rs[0]['model']}, {rs[0]['agent']})" if rs else rid  # noqa: E731
-    print(render_compare(name(args.run_a, a), name(args.run_b, b), comps))
+    print(visible(render_compare(name(args.run_a, a), name(args.run_b, b), comps)))
     return 0
 
 
 def cmd_triage(args) -> int:
     results = load_results(Path(args.runs), args.run_id)
-    print(render_evidence(results, args.task) if args.task else render_triage(args.run_id, results))
+    # every line of it can carry agent-made text (messages, file names, tool and test output): shown, not obeyed
+    print(visible(render_evidence(results, args.task) if args.task else render_triage(args.run_id, results)))
     return 0
 
 
@@ -526,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {visible(exc)}", file=sys.stderr)
         return 2
 
 
