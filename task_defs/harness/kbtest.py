@@ -71,6 +71,7 @@ def _judge():
     site-packages, .pth and sitecustomize; -B writes no bytecode anywhere. What a test or the traceback
     printer imports late therefore never comes from the work folder, /tmp, HOME or this folder."""
     global _DATA
+    sys.stdout.reconfigure(line_buffering=True)  # each case's verdict is in the log even if a safety stop kills us
     bundle = json.loads(sys.stdin.read())
     _DATA = {name: base64.b64decode(text, validate=True) for name, text in bundle["files"].items()}
     name = bundle["test"]
