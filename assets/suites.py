@@ -35,11 +35,12 @@ def task_suites(suite_source: SuiteSource) -> dg.MaterializeResult:
 
 @dg.asset_check(asset=task_suites, blocking=True)
 def hidden_tests_are_proven(suite_source: SuiteSource, sandbox: SandboxSettings) -> dg.AssetCheckResult:
-    """Every hidden test fails on the untouched folder and passes on the reference."""
-    failed, skipped, ok = [], [], 0
+    """Every hidden test fails on the untouched folder and every mutant, passes the reference and every alternative."""
+    failed, skipped, ok, killed, mutants = [], [], 0, 0, 0
     for suite in suite_source.load():
         for v in validate_tasks(list(suite.tasks), sandbox.work_path(), sandbox.isolation_config(),
                                 sandbox.validate_workers):
+            killed, mutants = killed + v.mutants_killed[0], mutants + v.mutants_killed[1]
             if v.status == "fail":
                 failed.append(f"{suite.name}/{v.task_id}: {v.reason.splitlines()[0]}")
             elif v.status == "skipped":
@@ -49,7 +50,8 @@ def hidden_tests_are_proven(suite_source: SuiteSource, sandbox: SandboxSettings)
     return dg.AssetCheckResult(
         passed=not failed,
         severity=dg.AssetCheckSeverity.ERROR,
-        metadata={"ok": ok, "failed": len(failed), "skipped": len(skipped),
+        metadata={"ok": ok, "failed": len(failed), "skipped": len(skipped), "mutants_killed": killed,
+                  "mutants": mutants,
                   "failures": dg.MetadataValue.md("\n".join(f"- {f}" for f in failed) or "none"),
                   "skips": dg.MetadataValue.md("\n".join(f"- {s}" for s in skipped) or "none")},
     )

@@ -3,6 +3,7 @@
 import dagster as dg
 
 from conftest import SQUARE_TOML, write_task
+from task_defs.canary import CANARY
 from kbench_dagster.resources import SandboxSettings, SuiteSource
 from assets.suites import hidden_tests_are_proven, task_suites
 
@@ -34,3 +35,16 @@ def test_a_suite_whose_reference_fails_is_blocked(tmp_path, work):
     checks = res.get_asset_check_evaluations()
     assert [c.passed for c in checks] == [False]
     assert checks[0].metadata["failed"].value == 1
+
+
+def test_a_mutant_the_hidden_test_misses_blocks_the_suite(square_suite, work):
+    """The check counts shipped mutants; one that passes is a hole in the hidden test and fails the check."""
+    missed = square_suite / "square" / "mutants" / "renamed_argument"
+    missed.mkdir(parents=True)
+    (missed / "sq.py").write_text(f"# {CANARY}\ndef square(y):\n    return y * y\n")
+    (missed / "note.txt").write_text(f"# {CANARY}\nthe argument has another name (still right: a bad mutant)\n")
+    res = _materialize(square_suite, work)
+    check = res.get_asset_check_evaluations()[0]
+    assert not check.passed
+    assert (check.metadata["mutants"].value, check.metadata["mutants_killed"].value) == (1, 0)
+    assert "renamed_argument" in check.metadata["failures"].value
