@@ -45,7 +45,8 @@ class Watchdog:
     kills: list[Kill] = field(default_factory=list)
     session_killed: str | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    _threads: list[threading.Thread] = field(default_factory=list)
+    _kill_lock: threading.Lock = field(default_factory=threading.Lock)
     _disk_devs: set[int] = field(default_factory=set)  # the disk roots' file systems: their files are disk, not memory
     _deleted_disk: int = 0  # from the last memory look, which reads every process's files and mappings anyway
 
@@ -55,14 +56,18 @@ class Watchdog:
                 self._disk_devs.add(os.stat(root).st_dev)
             except OSError:
                 continue
-        self._thread = threading.Thread(target=self._loop, name=f"watchdog-{self.label}", daemon=True)
-        self._thread.start()
+        # Two threads: counting memory and disk can take long (many processes, many files), and must never hold
+        # up the task count that stops a fork bomb.
+        self._threads = [threading.Thread(target=loop, name=f"watchdog-{self.label}-{part}", daemon=True)
+                         for part, loop in (("tasks", self._watch_tasks), ("holdings", self._watch_holdings))]
+        for t in self._threads:
+            t.start()
         return self
 
     def stop(self) -> None:
         self._stop.set()
-        if self._thread:
-            self._thread.join(timeout=5)
+        for t in self._threads:
+            t.join(timeout=5)
 
     def record(self, reason: str, pid: int, detail: str, count: int = 1) -> None:
         self.kills.append(Kill(reason, pid, detail, count))
@@ -72,11 +77,12 @@ class Watchdog:
                 fh.write(line)
 
     def kill_session(self, reason: str, detail: str) -> None:
-        if self.session_killed is None:
-            self.session_killed = reason
-        self.hard_kill()
-        self.record(reason, 0, f"whole session: {detail}")
-        self.record_many(reason, kill_all(self.finder), "straggler after the whole-session kill")
+        with self._kill_lock:  # both watchdog threads, and the runner's timeout, may get here at once
+            if self.session_killed is None:
+                self.session_killed = reason
+            self.hard_kill()
+            self.record(reason, 0, f"whole session: {detail}")
+            self.record_many(reason, kill_all(self.finder), "straggler after the whole-session kill")
 
     def record_many(self, reason: str, pids: list[int], detail: str, shown: int = 20) -> None:
         """One line per pid for the first few; a count for the rest, so a fork bomb cannot flood the log."""
@@ -85,19 +91,21 @@ class Watchdog:
         if len(pids) > shown:
             self.record(reason, 0, f"{detail}: {len(pids) - shown} more processes", count=len(pids) - shown)
 
-    def _loop(self) -> None:
-        next_mem = time.monotonic() + self.limits.mem_poll_s
-        next_disk = time.monotonic() + self.limits.disk_poll_s
+    def _watch_tasks(self) -> None:
         while not self._stop.wait(self.limits.proc_poll_s):
             procs = self.finder()
             tasks = max(task_count(procs), len(procs))  # a process that went as we counted still counts once
             if tasks > self.limits.max_procs:
                 self.kill_session("procs", f"{tasks} tasks (threads counted) in {len(procs)} processes > max_procs "
                                            f"{self.limits.max_procs}")
-                continue
+
+    def _watch_holdings(self) -> None:
+        next_mem = time.monotonic() + self.limits.mem_poll_s
+        next_disk = time.monotonic() + self.limits.disk_poll_s
+        while not self._stop.wait(self.limits.proc_poll_s):
             # a session of many processes or files costs more to count: look less often, so counting stays under 5%
             if not self.session_killed and time.monotonic() >= next_mem:
-                took = self._timed(self._check_memory, procs)
+                took = self._timed(self._check_memory, self.finder())
                 next_mem = time.monotonic() + max(self.limits.mem_poll_s, COST_FACTOR * took)
             if self.disk_roots and not self.session_killed and time.monotonic() >= next_disk:
                 took = self._timed(self._check_disk)
