@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 Key = tuple[int, int]  # (st_dev, st_ino): one inode
 SMAPS_FIELDS = ("Pss", "Pss_Anon", "Pss_Shmem", "SwapPss")
+MAX_TMPFS_ENTRIES = 100_000  # entries of the session's tmpfs mounts one look walks at most
 STATUS_FIELDS = (b"VmRSS", b"RssAnon", b"RssShmem", b"VmSwap")
 
 
@@ -160,14 +161,18 @@ def _tmpfs_mounts(pid: int) -> list[tuple[str, int]]:
     return out
 
 
-def _files_on(top: str, dev: int, sizes: dict[Key, int]) -> None:
-    """Regular files under `top` on file system `dev` (not crossing into other mounts, not following links)."""
+def _files_on(top: str, dev: int, sizes: dict[Key, int], budget: int) -> int:
+    """Regular files under `top` on file system `dev` (not crossing into other mounts, not following links), at most
+    `budget` entries; returns what is left of it (below 0: the walk stopped short)."""
     stack = [top]
-    while stack:
+    while stack and budget >= 0:
         folder = stack.pop()
         try:
             with os.scandir(folder) as it:
                 for entry in it:
+                    budget -= 1
+                    if budget < 0:
+                        break
                     try:
                         st = entry.stat(follow_symlinks=False)
                     except OSError:
@@ -180,6 +185,7 @@ def _files_on(top: str, dev: int, sizes: dict[Key, int]) -> None:
                         sizes[(st.st_dev, st.st_ino)] = st.st_blocks * 512
         except OSError:
             continue
+    return budget
 
 
 @dataclass
@@ -193,6 +199,7 @@ class SessionUse:
     sizes: dict[Key, int] = field(default_factory=dict)
     unheld: set[Key] = field(default_factory=set)  # named files in the session's tmpfs mounts
     deleted_disk: int = 0
+    uncounted: str | None = None  # why the session's tmpfs files could not all be counted
 
     def charge(self, pid: int) -> int:
         """The memory ending this process alone could at most give back."""
@@ -207,11 +214,12 @@ class SessionUse:
         return sum(v for pid, v in self.own.items() if pid not in without) + sum(self.sizes.get(k, 0) for k in keys)
 
 
-def _tmpfs_of(pids, disk_devs: set[int], sizes: dict[Key, int] | None = None) -> set[int]:
-    """The devices of the tmpfs mounts the processes see (less the disk roots' own). With `sizes`, the regular files
-    on them go there, from the session's own mount namespaces only: the host's tmpfs files are not its own."""
+def _tmpfs_of(pids, disk_devs: set[int], use: SessionUse | None = None) -> set[int]:
+    """The devices of the tmpfs mounts the processes see (less the disk roots' own). With `use`, the regular files on
+    them go into its sizes, from the session's own mount namespaces only: the host's tmpfs files are not its own."""
     own_ns = _mount_ns(os.getpid())
     devs, seen = set(), set()
+    budget = MAX_TMPFS_ENTRIES
     for pid in pids:
         ns = _mount_ns(pid)
         if ns is None or ns in seen:
@@ -221,8 +229,10 @@ def _tmpfs_of(pids, disk_devs: set[int], sizes: dict[Key, int] | None = None) ->
             if dev in disk_devs:
                 continue
             devs.add(dev)
-            if sizes is not None and ns != own_ns:
-                _files_on(f"/proc/{pid}/root{point}", dev, sizes)
+            if use is not None and ns != own_ns and budget >= 0:
+                budget = _files_on(f"/proc/{pid}/root{point}", dev, use.sizes, budget)
+                if budget < 0:
+                    use.uncounted = f"more than {MAX_TMPFS_ENTRIES} entries in its tmpfs mounts"
     return devs
 
 
@@ -239,7 +249,7 @@ def look(pids, disk_devs: set[int] = frozenset(), owner: int | None = None, limi
     over it."""
     pids = list(pids)
     use = SessionUse()
-    mem_devs = {SHM_DEV} | _tmpfs_of(pids, disk_devs, use.sizes)
+    mem_devs = {SHM_DEV} | _tmpfs_of(pids, disk_devs, use)
     use.unheld = set(use.sizes)
     deleted: dict[Key, int] = {}
     unsized: dict[int, bool] = {}

@@ -141,6 +141,8 @@ class Watchdog:
             killed.add(pid)
             self.record("rss", pid, f"{name} holds {charge // MIB}MiB > {limit // MIB}MiB")
         total = use.total(without=killed)
-        if total > limit:
+        if use.uncounted:  # a tmpfs too big to walk in bounded work: what it holds is unknown, so it is not allowed
+            self.kill_session("memory", f"its shared memory cannot be counted: {use.uncounted}")
+        elif total > limit:
             self.kill_session("memory", f"its processes and shared memory hold {total // MIB}MiB > session memory "
                                         f"limit {limit // MIB}MiB")

@@ -164,6 +164,22 @@ def test_files_left_in_dev_shm_count_as_memory(work):
     assert "written" in res.tail and not [k for k in res.kills if k.reason == "rss"]
 
 
+@needs_bwrap
+def test_a_tmpfs_too_big_to_count_ends_the_session(work):
+    """100,001 empty files in /dev/shm: a look walks at most 100,000 entries, so what they hold is unknown and the
+    session is ended rather than trusted (each file is an inode of kernel memory, too)."""
+    code = py("""
+import os, time
+for i in range(100_001):
+    os.close(os.open(f"/dev/shm/f{i}", os.O_CREAT | os.O_WRONLY))
+print("made", flush=True)
+time.sleep(60)
+""")
+    res, _ = session(work, "many", code, cfg=IsolationConfig(mode="bwrap", drop_uid=False))
+    assert res.session_killed == "memory" and not res.timed_out, res.tail
+    assert "cannot be counted" in (work / "watchdog.log").read_text()
+
+
 SYSV_DETACHED = py("""
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
