@@ -123,6 +123,33 @@ def test_the_disk_count_reaches_a_file_below_path_max(hostile):
     assert used_bytes(hostile) >= total + used_bytes(hostile / "wide")
 
 
+DISK_LIMITS = AGENT_LIMITS.with_(timeout_s=60, disk_bytes=24 << 20, disk_poll_s=0.2)
+
+
+@needs_bwrap
+def test_the_disk_watchdog_sees_data_hidden_below_path_max(work):
+    """40 MB at the bottom of a 2000-level folder, against a 24 MB budget: a count by path never reached it."""
+    make = ("import os, time\nfor _ in range(%d):\n    os.mkdir('dd'); os.chdir('dd')\n"
+            "open('hidden.bin', 'wb').write(b'x' * (40 << 20))\ntime.sleep(30)\n" % DEEP)
+    wd = fresh(work / "wd")
+    res = run_session(["python3", "-c", make], wd, limits=DISK_LIMITS, cfg=IsolationConfig(mode="bwrap"))
+    assert res.session_killed == "disk" and not res.timed_out
+
+
+@needs_bwrap
+def test_the_disk_watchdog_ends_a_session_whose_folders_cannot_be_counted(work):
+    """Each of 400 levels holds eight folders, one of them the next level: a walk that goes deep while siblings wait
+    holds a folder open per such level; it stops at 256, what lies below is unknown, so the session ends as if
+    over its disk budget."""
+    make = ("import os, time\nfor _ in range(400):\n    [os.mkdir(c) for c in 'abcdefgh']\n    os.chdir('a')\n"
+            "time.sleep(30)\n")
+    wd = fresh(work / "wd")
+    res = run_session(["python3", "-c", make], wd, limits=DISK_LIMITS, cfg=IsolationConfig(mode="bwrap"))
+    assert res.session_killed == "disk" and not res.timed_out
+    [kill] = [k for k in res.kills if k.reason == "disk" and not k.pid]
+    assert "cannot be counted: more than 256 nested levels" in kill.detail
+
+
 def test_the_record_copy_is_bounded_and_names_what_it_left_out(hostile, tmp_path):
     dest = tmp_path / "record"
     left_out = copy_final_files(hostile, dest)
