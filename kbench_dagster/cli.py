@@ -17,6 +17,7 @@ from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster import report
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.progress import Progress
+from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
 from sandbox.conditions import select_conditions
@@ -323,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     report.add_report_parsers(sub)  # report, collect, export, compare, triage, board
     add_kernels_parser(sub)  # kernels list|show|grade
+    add_selftest_parser(sub)  # the hostile fault suite
     add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
     return p
 

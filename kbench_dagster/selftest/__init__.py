@@ -1,0 +1,14 @@
+"""`kbench selftest`: the hostile fault suite, a containment table from real runs.
+
+One replay script per attack family (a module each, written from the issue's findings), played under each agent
+in a real `kbench run` whose last task is an ordinary one solved with its reference: it must still pass. Each family
+checks only what kbench recorded. Then the host is checked for what an attack could have left outside.
+"""
+
+from kbench_dagster.selftest import (deep_tree, escapes, file_tools, judge_import, memory_split, pi_tamper,
+                                     record_truth, thread_bomb)
+
+FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
+                               record_truth)]
+
+__all__ = ["FAMILIES"]
