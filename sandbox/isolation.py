@@ -120,6 +120,10 @@ def bwrap_argv(
                  "/bin/sh", "-c", 'echo 1 > /proc/sys/kernel/shm_rmid_forced; exec "$@"', "kbench-ipc",
                  "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                  "--no-new-privs"]
+    elif os.geteuid() == 0:
+        # Root without capabilities: bwrap run by root keeps them all unless told. And uid 0 still owns /proc/sys,
+        # whose host-wide knobs (vm.drop_caches, kernel.core_pattern) need no capability to write: read-only.
+        argv += ["--ro-bind", "/proc/sys", "/proc/sys", "--cap-drop", "ALL", "--"]
     else:
         argv += ["--"]
     argv += list(cmd)
