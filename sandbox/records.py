@@ -17,7 +17,7 @@ from sandbox.trees import Entry, Walk
 
 MAX_KEPT_FILE = 10 * 1024 * 1024
 # A record keeps at most this much of a work folder; an agent can shape its folder to make the copy endless.
-MAX_KEPT_ENTRIES = 20_000
+MAX_KEPT_ENTRIES = 5000
 MAX_KEPT_DEPTH = 40
 MAX_KEPT_PATH = 1024  # characters of a path below the work folder
 MAX_KEPT_TOTAL = 256 * 1024 * 1024

@@ -159,7 +159,7 @@ def test_the_record_copy_is_bounded_and_names_what_it_left_out(hostile, tmp_path
     assert (dest / ODD).read_text() == "odd name"
     assert len(left_out) <= 202  # 200 named, a count of the rest, the truncation note
     kept = sum(1 for _ in Walk(dest))
-    assert kept <= 20_000
+    assert kept <= 5000
     assert not any(e.kind == "other" for e in Walk(dest))
 
 
@@ -183,7 +183,7 @@ def test_chown_reaches_the_bottom_and_leaves_link_targets_alone(tmp_path):
 
 
 def test_removal_of_any_tree(tmp_path):
-    tree = build_tree(tmp_path / "t", wide=2000)
+    tree = build_tree(tmp_path / "t", wide=200)
     (tree / "locked").mkdir()
     (tree / "locked" / "inner").write_text("x")
     os.chmod(tree / "locked", 0)
@@ -192,7 +192,7 @@ def test_removal_of_any_tree(tmp_path):
     os.symlink(outside, tree / "link-out")
     remove_tree(tree)
     assert not os.path.lexists(tree) and outside.read_text() == "kept"
-    again = build_tree(tmp_path / "again", wide=10)
+    again = build_tree(tmp_path / "again", deep=1200, wide=10)  # past the recursion limit
     fresh_dir(again)  # a rerun's fresh work folder over the old try's tree
     assert again.is_dir() and os.listdir(again) == []
 
@@ -222,14 +222,18 @@ def _replay(tmp_path: Path, lines: list[dict]) -> Path:
     return script
 
 
-def _run(tmp_path, script, agent, tasks="clamp", suite=SUITE, **kw):
-    results = []
+def _run(tmp_path, script, agent, tasks="clamp", suite=SUITE, runs=1, **kw):
+    """`runs` times the same command against one server: the results of each."""
+    out = []
     with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
         spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=select(suite, tasks),
                        url=srv.url, agent=agent, runs_root=tmp_path / "runs", work_root=tmp_path / "work",
                        timeout_s=120, **kw)
-        Runner(spec, suite, on_result=results.append).run()
-    return results, tmp_path / "runs" / "r"
+        for _ in range(runs):
+            results: list[dict] = []
+            Runner(spec, suite, on_result=results.append).run()
+            out.append(results)
+    return out if runs > 1 else out[0], tmp_path / "runs" / "r"
 
 
 @needs_bwrap
@@ -241,7 +245,7 @@ def test_an_attempt_that_leaves_a_hostile_tree_is_graded_and_recorded(agent, tmp
     script = _replay(tmp_path, [
         {"tool_calls": [{"name": "write", "arguments": {"path": "clamp.py", "content": solution}}]},
         {"tool_calls": [{"name": "bash", "arguments": {
-            "command": f"python3 - <<'EOF'\n{BUILD.format(deep=DEEP, wide=20_000)}\nEOF"}}]},
+            "command": f"python3 - <<'EOF'\n{BUILD.format(deep=DEEP, wide=6000)}\nEOF"}}]},
         {"content": "Done."}])
     results, run_dir = _run(tmp_path, script, agent)
     [r] = results
@@ -270,7 +274,9 @@ def _broken_suite(tmp_path: Path):
 def test_a_harness_error_is_recorded_shown_and_counted_as_attrition(tmp_path, capsys):
     suite = _broken_suite(tmp_path)
     script = _replay(tmp_path, [{"content": "Done, it works."}])
-    results, run_dir = _run(tmp_path, script, "builtin", tasks=None, suite=suite, isolation=IsolationConfig(mode="none"))
+    (results, again), run_dir = _run(tmp_path, script, "builtin", tasks=None, suite=suite, runs=2,
+                                     isolation=IsolationConfig(mode="none"))
+    assert again == []  # recorded, so the same command again does not redo it (the record stands until removed)
     [r] = results
     assert r["outcome"] == "infra" and r["infra"] and not r["false_claim"]
     assert r["harness_error"].startswith("harness error while setting up or running the agent: Error: ")
@@ -286,6 +292,3 @@ def test_a_harness_error_is_recorded_shown_and_counted_as_attrition(tmp_path, ca
     assert "harness error (infra)" in capsys.readouterr().out
     assert report.main(["triage", "r", "--task", "square", "--runs", str(tmp_path / "runs")]) == 0
     assert "harness: harness error while setting up" in capsys.readouterr().out
-    # recorded, so a rerun does not redo it (the record stands until its folder is removed)
-    again, _ = _run(tmp_path, script, "builtin", tasks=None, suite=suite, isolation=IsolationConfig(mode="none"))
-    assert again == []
