@@ -413,8 +413,8 @@ def render_evidence(results: list[dict], task: str) -> str:
             out.append("(none)")
         left_out = r.get("files_left_out") or []
         if left_out:
-            out.append(f"not kept in the record ({len(left_out)}): "
-                       + ", ".join(visible(x, layout=False) for x in left_out[:20]) + (" ..." if len(left_out) > 20 else ""))
+            shown = ", ".join(visible(x, layout=False) for x in left_out[:20])
+            out.append(f"not kept in the record ({len(left_out)}): {shown}" + (" ..." if len(left_out) > 20 else ""))
         for f in files:
             path = visible(f["path"], layout=False)
             if f.get("link") is not None:

@@ -133,18 +133,23 @@ class Walk:
                     yield entry
                     if entry.kind == "dir" and not (self.skip and self.skip(entry)):
                         if self.max_depth is not None and entry.depth >= self.max_depth:
-                            self._cut(f"folders nested deeper than {self.max_depth} levels (first: {entry.rel}/)")
+                            self._cut(f"folders nested deeper than {self.max_depth} levels "
+                                      f"(first: {_short(entry.rel)}/)")
                         else:
                             subfolders.append(entry)
         except OSError:
             self.errors += 1
         if len(subfolders) > 1 and self._open > self.max_open:
             self._cut(f"more than {self.max_open} nested levels of folders that hold several folders "
-                      f"(at {rel or '.'}/)")
+                      f"(at {_short(rel) or '.'}/)")
             return
         folder.waiting = len(subfolders)
         for e in reversed(subfolders):
             pending.append((folder, e.name, e.rel, e.depth, None))
+
+
+def _short(rel: str, keep: int = 200) -> str:
+    return rel if len(rel) <= keep else f"{rel[:keep]}..."
 
 
 def remove_tree(path: Path, ignore_errors: bool = False) -> None:

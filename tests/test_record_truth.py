@@ -73,8 +73,8 @@ def test_a_whole_session_process_kill_is_counted(tmp_path):
 def test_processes_the_sessions_end_killed_are_recorded(agent, tmp_path):
     """A background sleeper and a setsid'd daemon outlive the tool call: the pid namespace's end kills them. They
     are named in watchdog.log and counted, where before nothing said they had existed."""
-    r, run_dir = attempt(tmp_path, agent, ["(sleep 301 > /dev/null 2>&1 &); setsid sleep 302 > /dev/null 2>&1 < /dev/null & "
-                                           "sleep 0.5; echo started"])
+    r, run_dir = attempt(tmp_path, agent, ["(sleep 301 > /dev/null 2>&1 &); "
+                                           "setsid sleep 302 > /dev/null 2>&1 < /dev/null & sleep 0.5; echo started"])
     n, lines = logged_kills(run_dir, "bash" if agent == "builtin" else "pi")
     teardown = [ln for ln in lines if "reason=teardown" in ln]
     assert len(teardown) == 2 and all(" sleep: " in ln for ln in teardown), lines
