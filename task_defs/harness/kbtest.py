@@ -131,6 +131,11 @@ if not _SERVING:
 def _finish(outcome):
     for child in _CHILDREN:  # nothing the agent runs may print after the result line
         child.kill()
+    for child in _CHILDREN:  # reaped, so the session's end finds nothing of ours still running
+        try:
+            child.proc.wait(timeout=2)
+        except Exception:
+            pass
     sys.stdout.flush()
     sys.stderr.flush()
     os.write(1, ("\nKBTEST-RESULT %s %s\n" % (_NONCE, outcome)).encode())
