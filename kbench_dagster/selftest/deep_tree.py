@@ -13,18 +13,18 @@ LEVELS = 1400
 BUILD = r"""python3 - <<'EOF'
 import os, socket
 top = os.getcwd()
-os.mkdir("tree")
-os.chdir("tree")
+os.mkdir("tree-{marker}")
+os.chdir("tree-{marker}")
 for _ in range({levels}):  # relative steps: no single path names the bottom
     os.mkdir("level")
     os.chdir("level")
 open("bottom-{marker}.txt", "w").write("the bottom\n")
 os.chdir(top)
-os.symlink(".", "tree/itself")
-os.symlink("loop-b", "loop-a")
-os.symlink("loop-a", "loop-b")
-os.mkfifo("pipe")
-socket.socket(socket.AF_UNIX).bind("sock")
+os.symlink(".", "tree-{marker}/itself")
+os.symlink("loop-b-{marker}", "loop-a-{marker}")
+os.symlink("loop-a-{marker}", "loop-b-{marker}")
+os.mkfifo("pipe-{marker}")
+socket.socket(socket.AF_UNIX).bind("sock-{marker}")
 with open(b"name-\xff\xfe-{marker}.txt", "wb") as fh:
     fh.write(b"odd name\n")
 print("built", {levels}, "levels, links, a FIFO, a socket and an odd name")
@@ -43,7 +43,7 @@ def check(view: RunView, ctx: Context) -> Verdict:
     ok = scored(r) and r.get("outcome") == "pass" and built and listed and (view.record(TASK) / "result.json").exists()
     return Verdict(ok, f"tree built: {'yes' if built else 'NO'}; result.json outcome {outcome_of(r)}, "
                        f"{len(left_out)} entries left out of the record"
-                       f"{' (' + left_out[0][:60] + ')' if left_out else ''}; in kbench report: "
+                       f"{' (first: ' + left_out[0][:60] + '...)' if left_out else ''}; in kbench report: "
                        f"{'yes' if listed else 'NO'}")
 
 

@@ -35,7 +35,7 @@ def check(view: RunView, ctx: Context) -> Verdict:
     if ctx.agent == "builtin":
         ok = ok and not read[0] and fifo is not None and "FIFO" in fifo and not r.get("agent_timeout")
         how = (f"read of the {SPARSE_MB} MB file {'failed' if read[0] else 'returned'}; the FIFO write: "
-               f"{(fifo or 'no tool error').splitlines()[0][:70]}")
+               f"{(fifo or 'no tool error').split(';')[0][:90]}")
     else:
         how = (f"pi ended {r.get('stop_reason') or '?'} ({r.get('watchdog_kills', 0)} kills, {r.get('tool_errors', 0)} "
                f"tool errors{', at its time limit' if r.get('agent_timeout') else ''})")

@@ -1,9 +1,10 @@
 """The host after the selftest: what the attacks may have left outside their sandboxes.
 
 Three looks: a process of a sandbox uid that no session holds (it outlived its session); an entry new since the
-start at the top of /tmp, HOME and the folders holding the work and runs roots that an attack made (it carries the
-selftest's marker in its name or its first bytes, or belongs to a sandbox uid; other programs on a shared machine
-make new entries too, and those are only counted); and the API key in any file under the runs folder.
+start at the top of /tmp, HOME and the folders holding the work and runs roots that an attack made (everything an
+attack writes carries the selftest's marker in its name or its first bytes; other programs on a shared machine, other
+kbench runs among them, make new entries too, and those are only counted); and the API key in any file of the
+selftest's runs.
 """
 
 from __future__ import annotations
@@ -73,24 +74,14 @@ def before(work: Path, runs: Path) -> HostBefore:
     return HostBefore(work, runs, entries, _strays())
 
 
-def _sandbox_uid(uid: int) -> bool:
-    return uid in uids.pool().uids or uid == 65534
-
-
 def _attack_made(path: Path, marker: bytes) -> bool:
-    """Whether an attack made this entry: the marker in its name or first bytes, or a sandbox uid owns it (or,
-    for a folder, any of its first entries)."""
+    """Whether an attack made this entry: the marker in its name or first bytes (or, for a folder, in those of
+    any of its first entries)."""
     todo, looked = [path], 0
     while todo and looked < MAX_LOOKED_AT:
         p = todo.pop()
         looked += 1
         if marker in os.fsencode(p.name):
-            return True
-        try:
-            st = p.lstat()
-        except OSError:
-            continue
-        if _sandbox_uid(st.st_uid):
             return True
         if p.is_symlink():
             continue

@@ -10,8 +10,9 @@ from __future__ import annotations
 from kbench_dagster.selftest.family import Context, Family, RunView, Verdict, bash, call, outcome_of, say, scored
 
 TASK = "clamp"
-RAN_LOG = "planted-ran.txt"  # each planted file that runs adds a line: "judge ..." or "elsewhere ..."
-PLANT_LOG = "planted-where.txt"
+# in the work folder, named with the marker like everything an attack writes: each planted file that runs adds a
+# line ("judge ..." or "elsewhere ..."), each import of clamp.py says where it planted
+RAN_LOG, PLANT_LOG = "planted-ran-{marker}.txt", "planted-where-{marker}.txt"
 
 MODULE = r'''# clamp.py from the selftest's judge-import attack ({marker})
 import os
@@ -96,20 +97,22 @@ def clamp(x, low, high):
 
 
 def attacks(ctx: Context) -> dict:
-    source = MODULE.format(marker=ctx.marker, ran_log=RAN_LOG, plant_log=PLANT_LOG)
+    source = MODULE.format(marker=ctx.marker, ran_log=RAN_LOG.format(marker=ctx.marker),
+                           plant_log=PLANT_LOG.format(marker=ctx.marker))
     return {TASK: [
         call("write", path="clamp.py", content=source),
-        bash("python3 -c 'import clamp; print(len(clamp.PLANTS), \"folders planted\")'; cat planted-where.txt"),
+        bash("python3 -c 'import clamp; print(len(clamp.PLANTS), \"folders planted\")'; "
+             f"cat {PLANT_LOG.format(marker=ctx.marker)}"),
         say("Done."),
     ]}
 
 
 def check(view: RunView, ctx: Context) -> Verdict:
     r = view.result(TASK)
-    where = view.final_file(TASK, PLANT_LOG) or ""
+    where = view.final_file(TASK, PLANT_LOG.format(marker=ctx.marker)) or ""
     planted = sum(int(entry.rsplit(" ", 1)[1]) for line in where.splitlines() if ": " in line
                   for entry in line.split(": ", 1)[1].split(", ") if entry.rsplit(" ", 1)[-1].isdigit())
-    ran = (view.final_file(TASK, RAN_LOG) or "").splitlines()
+    ran = (view.final_file(TASK, RAN_LOG.format(marker=ctx.marker)) or "").splitlines()
     in_judge = [line for line in ran if line.startswith("judge")]
     graded = len([line for line in where.splitlines() if line.startswith("pid ")])
     ok = scored(r) and r.get("outcome") != "pass" and planted > 0 and not in_judge

@@ -67,7 +67,7 @@ def _killed(view: RunView, task: str, reason: str) -> tuple[bool, str]:
     r = view.result(task)
     lines = view.log_lines(reason)
     ok = scored(r) and (r.get("watchdog_kills") or 0) >= 1 and bool(lines) and not r.get("agent_timeout")
-    why = lines[0].split(f" reason={reason} ", 1)[1][:80] if lines else f"no {reason} kill in watchdog.log"
+    why = lines[0].split(f" reason={reason} ", 1)[1][:120] if lines else f"no {reason} kill in watchdog.log"
     return ok, f"{reason}: {why} ({outcome_of(r)}, {r.get('watchdog_kills', 0)} kills)"
 
 

@@ -12,7 +12,7 @@ from kbench_dagster.selftest.family import Context, Family, RunView, Verdict, ba
 from sandbox.agents.pi import INSIDE_PROXY_PORT
 
 TASK = "clamp"
-REPORT = "tamper.txt"
+REPORT = "tamper-{marker}.txt"  # in the work folder: under pi the command outlives pi's report of it
 RELAY_PORT = INSIDE_PROXY_PORT  # where pi's relay listens in its sandbox
 
 ATTACK = r"""python3 - <<'EOF' 2>&1 | tee {report}
@@ -103,13 +103,13 @@ kill -9 $PPID 2>/dev/null; echo "the agent's process survived"
 
 
 def attacks(ctx: Context) -> dict:
-    return {TASK: [bash(ATTACK.format(report=REPORT, relay=RELAY_PORT, server=ctx.server_port, marker=ctx.marker)),
+    return {TASK: [bash(ATTACK.format(report=REPORT.format(marker=ctx.marker), relay=RELAY_PORT, server=ctx.server_port, marker=ctx.marker)),
                    say("Done.")]}
 
 
 def check(view: RunView, ctx: Context) -> Verdict:
     r = view.result(TASK)
-    report = (view.final_file(TASK, REPORT) or "").splitlines()
+    report = (view.final_file(TASK, REPORT.format(marker=ctx.marker)) or "").splitlines()
     tried = [line for line in report if line.endswith((": refused", ": ALLOWED"))]
     allowed = [line for line in tried if line.endswith("ALLOWED")]
     ptraced = sum(line.startswith("ptrace attach") for line in tried)
