@@ -89,10 +89,13 @@ def bwrap_argv(
     env: dict[str, str] | None = None,
     rw_binds: list[tuple[Path, str]] = (),
     network: bool = True,
+    outer: list[str] = (),
 ) -> list[str]:
     """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc. Without
     network the process gets its own network namespace with only its own loopback: it reaches nothing of the host
-    (the model server, the Dagster UI, another session's listener)."""
+    (the model server, the Dagster UI, another session's listener). `outer` is a command prefix that runs in the
+    sandbox before the uid drop (it ends by running the rest): the session's processes cannot trace, read, signal
+    or write to it, since it stays root while they are not."""
     argv = [bwrap_path() or "bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--hostname", "kbench"]
     if not network:
@@ -116,15 +119,15 @@ def bwrap_argv(
         uid = str(cfg.run_as_uid)
         # Still root in the sandbox's own IPC namespace: the kernel is told to remove a SysV segment once nothing
         # has it attached, so each one is in some process's mappings, where the memory watchdog counts it.
-        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", *outer,
                  "/bin/sh", "-c", 'echo 1 > /proc/sys/kernel/shm_rmid_forced; exec "$@"', "kbench-ipc",
                  "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
                  "--no-new-privs"]
     elif os.geteuid() == 0:
         # Root without capabilities: bwrap run by root keeps them all unless told. And uid 0 still owns /proc/sys,
         # whose host-wide knobs (vm.drop_caches, kernel.core_pattern) need no capability to write: read-only.
-        argv += ["--ro-bind", "/proc/sys", "/proc/sys", "--cap-drop", "ALL", "--"]
+        argv += ["--ro-bind", "/proc/sys", "/proc/sys", "--cap-drop", "ALL", "--", *outer]
     else:
-        argv += ["--"]
+        argv += ["--", *outer]
     argv += list(cmd)
     return seccomp.with_filter(argv) if cfg.seccomp else argv

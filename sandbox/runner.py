@@ -145,9 +145,11 @@ def run_session(
                     chown_tree(Path(src), cfg.run_as_uid)
             # what the writable binds hold now (after the chown): whatever is new or changed at the end was written
             binds_before = [(Path(src), dest, trees.snapshot(Path(src))) for src, dest in rw_binds]
-            teardown = TeardownReport()  # the processes the namespace's end kills, named before it does
-            argv = bwrap_argv(teardown.wrap(cmd), workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env,
-                              rw_binds=list(rw_binds), network=network)
+            # the processes the namespace's end kills, named before it does, by a reporter that runs before the
+            # uid drop: the session's processes can neither read its environment (the session's token) nor forge it
+            teardown = TeardownReport()
+            argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env,
+                              rw_binds=list(rw_binds), network=network, outer=teardown.wrap([]))
             popen_env = {"PATH": SYSTEM_PATH}
         else:
             argv, popen_env, binds_before, teardown = list(cmd), full_env, [], None
