@@ -98,7 +98,7 @@ def bad_suite(tmp_path_factory):
     square_task(suite, "dupprompt", prompt="write SQ.PY with   square(x), returning x*x: (task BADREF)!")
     answer_task(suite, "answergood", "Count the lines of data.txt; write the count to answer.txt.", "a\nb\n")
     answer_task(suite, "inprompt", "There are 4217 lines in data.txt; write the count to answer.txt.", "a\nb\n")
-    answer_task(suite, "insetup", "Count the lines of data.txt; write the count to answer.txt.", "x\n4217\ny\n")
+    answer_task(suite, "insetup", "How many lines does data.txt hold? Put the number in answer.txt.", "x\n4217\ny\n")
     work = root / "work"
     work.mkdir()
     work.chmod(0o755)
