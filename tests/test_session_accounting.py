@@ -161,7 +161,9 @@ def test_files_left_in_dev_shm_count_as_memory(work):
     res, _ = session(work, "shm", cmd, QUICK.with_(rss_limit_bytes=100 * MB),
                      cfg=IsolationConfig(mode="bwrap", drop_uid=False))
     assert res.session_killed == "memory" and not res.timed_out, res.tail
-    assert "written" in res.tail and not [k for k in res.kills if k.reason == "rss"]
+    # the kill may come while the second blob is still being written (the first 60 MB and part of the second
+    # already pass the limit): which line the session reached depends on the machine's speed, the reason does not
+    assert not [k for k in res.kills if k.reason == "rss"], res.kills
 
 
 @needs_bwrap
