@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
-from task_defs.models import VARIANT_NOTE, Suite, Task
+from task_defs.models import VARIANT_NOTE, Suite, Task, note_lines
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -88,7 +88,7 @@ def _check_files(task: Task, toml_path: Path) -> None:
             if not note.is_file():
                 raise TaskFileError(note, None, f"every folder in {kind}/ needs a {VARIANT_NOTE}: one line saying "
                                                 "what this variant does (the mistake, or how it differs)")
-            lines = [ln for ln in note.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+            lines = note_lines(d)
             if len(lines) != 1:
                 raise TaskFileError(note, None, f"must hold exactly one line besides the canary comment, has {len(lines)}")
             if not any(f.name != VARIANT_NOTE for f in d.rglob("*") if f.is_file()):

@@ -127,10 +127,15 @@ def _variant_dirs(parent: Path) -> list[Path]:
     return sorted(p for p in parent.iterdir() if p.is_dir() and p.name != "__pycache__") if parent.is_dir() else []
 
 
-def variant_note(folder: Path) -> str:
-    """The one line of a variant's note.txt that is not the canary comment."""
+def note_lines(folder: Path) -> list[str]:
+    """The lines of a variant's note.txt besides comments (the canary) and blank ones: the loader wants exactly one."""
     lines = [ln.strip() for ln in (folder / VARIANT_NOTE).read_text(encoding="utf-8").splitlines()]
-    return next((ln for ln in lines if ln and not ln.startswith("#")), "")
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
+def variant_note(folder: Path) -> str:
+    """The one line of a variant's note.txt that says what it does."""
+    return next(iter(note_lines(folder)), "")
 
 
 class Suite(BaseModel):
