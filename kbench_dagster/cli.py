@@ -204,7 +204,7 @@ def cmd_serve_scripted(args) -> int:
 
 
 def cmd_serve_local(args) -> int:
-    from sandbox.local_model import serve
+    from sandbox.servers.llama import serve
 
     return serve(args.model_pack, port=args.port, parallel=args.parallel, ctx=args.ctx)
 

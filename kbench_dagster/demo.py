@@ -13,7 +13,8 @@ from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.progress import Progress
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
-from sandbox.local_model import LocalModelServer, ensure_model
+from sandbox.servers.llama import LocalModelServer
+from sandbox.servers.model_pack import ensure_model
 from sandbox.runs import RunSpec, Runner
 from task_defs import load_suite
 from task_defs.loader import select

@@ -18,7 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from sandbox import local_model as lm
+from sandbox.servers import llama as lm
+from sandbox.servers import model_pack as mp
 from sandbox.server_probe import reported_slots
 
 # ---------------------------------------------------------------------------------------------------------
@@ -28,9 +29,9 @@ from sandbox.server_probe import reported_slots
 PART_BYTES = [b"GGUF" + b"a" * 3000, b"b" * 5000 + b"\x00\x01", b"c" * 1234]
 
 
-def fake_pack(parts=PART_BYTES, order=(0, 1, 2), name="fake") -> lm.ModelPack:
+def fake_pack(parts=PART_BYTES, order=(0, 1, 2), name="fake") -> mp.ModelPack:
     whole = b"".join(parts[i] for i in order)
-    return lm.ModelPack(name=name, title="fake model", alias="fake-model", filename="fake-model.gguf",
+    return mp.ModelPack(name=name, title="fake model", alias="fake-model", filename="fake-model.gguf",
                         parts=tuple((f"fake-part{i + 1}", "1.0") for i in range(len(parts))),
                         size=len(whole), sha256=hashlib.sha256(whole).hexdigest())
 
@@ -49,13 +50,13 @@ class FakeSource:
         self.calls = 0
         self.scratch_seen: list[Path] = []
 
-    def __call__(self, pack: lm.ModelPack, scratch: Path):
+    def __call__(self, pack: mp.ModelPack, scratch: Path):
         self.calls += 1
         assert scratch.is_dir() and not any(scratch.iterdir())
         self.scratch_seen.append(scratch)
         for n, (dist, version) in enumerate(pack.parts, 1):
             if self.fail_at == n:
-                raise lm.ModelAssemblyError(f"simulated failure at part {n}")
+                raise mp.ModelAssemblyError(f"simulated failure at part {n}")
             if self.on_part:
                 self.on_part(n, pack)
             with open(self.files[dist], "rb") as f:
@@ -74,21 +75,21 @@ def leftovers(cache: Path) -> list[str]:
 def test_assembles_parts_in_order(tmp_path, cache):
     pack = fake_pack()
     src = FakeSource(tmp_path)
-    path = lm.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True)
+    path = mp.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True)
     assert path == cache / "fake-model.gguf"
     assert path.read_bytes() == b"".join(PART_BYTES)
     assert leftovers(cache) == []  # no temp file, no scratch folder
     assert all(not s.exists() for s in src.scratch_seen)
     # a second call checks and reuses the file without asking the source again
-    assert lm.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True) == path
+    assert mp.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True) == path
     assert src.calls == 1
 
 
 def test_wrong_order_fails_the_sha256_check_and_leaves_nothing(tmp_path, cache, capsys):
     # the table records the hash of parts 3,1,2 concatenated; the source gives 1,2,3 (same size)
     pack = fake_pack(order=(2, 0, 1))
-    with pytest.raises(lm.ModelAssemblyError, match="does not match the PACKS table"):
-        lm.ensure_model("fake", cache, source=FakeSource(tmp_path), packs={"fake": pack})
+    with pytest.raises(mp.ModelAssemblyError, match="does not match the PACKS table"):
+        mp.ensure_model("fake", cache, source=FakeSource(tmp_path), packs={"fake": pack})
     assert list(cache.iterdir()) == [cache / "fake-model.gguf.lock"]
 
 
@@ -101,15 +102,15 @@ def test_writes_a_temp_file_and_renames_it_at_the_end(tmp_path, cache):
         assert "fake-model.gguf" not in names  # never visible before it is whole and checked
         assert sum(1 for x in names if x.startswith(".fake-model.gguf.") and x.endswith(".partial")) == 1
 
-    lm.ensure_model("fake", cache, source=FakeSource(tmp_path, on_part=on_part), packs={"fake": fake_pack()},
+    mp.ensure_model("fake", cache, source=FakeSource(tmp_path, on_part=on_part), packs={"fake": fake_pack()},
                     quiet=True)
     assert len(seen) == 3
     assert (cache / "fake-model.gguf").read_bytes() == b"".join(PART_BYTES)
 
 
 def test_a_failed_assembly_leaves_no_file_that_looks_valid(tmp_path, cache):
-    with pytest.raises(lm.ModelAssemblyError, match="simulated failure at part 3"):
-        lm.ensure_model("fake", cache, source=FakeSource(tmp_path, fail_at=3), packs={"fake": fake_pack()},
+    with pytest.raises(mp.ModelAssemblyError, match="simulated failure at part 3"):
+        mp.ensure_model("fake", cache, source=FakeSource(tmp_path, fail_at=3), packs={"fake": fake_pack()},
                         quiet=True)
     assert not (cache / "fake-model.gguf").exists()
     assert leftovers(cache) == []
@@ -120,7 +121,7 @@ def test_leftovers_of_a_killed_assembly_are_cleared(tmp_path, cache):
     (cache / ".fake-model.gguf.abc123.partial").write_bytes(b"half a model")
     (cache / ".fake-model.gguf.scratch-xyz").mkdir()
     (cache / ".fake-model.gguf.scratch-xyz" / "x.whl").write_bytes(b"wheel")
-    lm.ensure_model("fake", cache, source=FakeSource(tmp_path), packs={"fake": fake_pack()}, quiet=True)
+    mp.ensure_model("fake", cache, source=FakeSource(tmp_path), packs={"fake": fake_pack()}, quiet=True)
     assert leftovers(cache) == []
 
 
@@ -128,7 +129,7 @@ def test_leftovers_of_a_killed_assembly_are_cleared(tmp_path, cache):
 def test_a_corrupted_cache_file_is_detected_and_rebuilt(tmp_path, cache, capsys, damage):
     pack = fake_pack()
     src = FakeSource(tmp_path)
-    path = lm.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True)
+    path = mp.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True)
     if damage == "flip":  # same size, one byte changed
         data = bytearray(path.read_bytes())
         data[100] ^= 0xFF
@@ -137,20 +138,20 @@ def test_a_corrupted_cache_file_is_detected_and_rebuilt(tmp_path, cache, capsys,
         path.write_bytes(path.read_bytes()[:-10])
     else:  # same size, different bytes, and the stamp forged to match the new stat: only rehash catches it
         path.write_bytes(b"x" * pack.size)
-        lm._write_stamp(path, pack)
+        mp._write_stamp(path, pack)
     capsys.readouterr()
     rehash = damage == "stale-stamp"
-    assert lm.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True, rehash=rehash) == path
+    assert mp.ensure_model("fake", cache, source=src, packs={"fake": pack}, quiet=True, rehash=rehash) == path
     err = capsys.readouterr().err
     assert "failed its check" in err
     assert ("sha256" in err) if damage != "truncate" else ("size" in err)
     assert src.calls == 2
     assert path.read_bytes() == b"".join(PART_BYTES)
-    assert lm.check_model(path, pack, rehash=True) is None
+    assert mp.check_model(path, pack, rehash=True) is None
 
 
 def test_progress_goes_to_stderr(tmp_path, cache, capsys):
-    lm.ensure_model("fake", cache, source=FakeSource(tmp_path), packs={"fake": fake_pack()})
+    mp.ensure_model("fake", cache, source=FakeSource(tmp_path), packs={"fake": fake_pack()})
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "part 3/3 done" in captured.err and "MB" in captured.err
@@ -158,10 +159,10 @@ def test_progress_goes_to_stderr(tmp_path, cache, capsys):
 
 def test_cache_dir_from_env(monkeypatch, tmp_path):
     monkeypatch.setenv("KBENCH_MODEL_CACHE", str(tmp_path / "env-cache"))
-    assert lm.model_cache_dir() == tmp_path / "env-cache"
-    assert lm.model_cache_dir(tmp_path / "arg") == tmp_path / "arg"
+    assert mp.model_cache_dir() == tmp_path / "env-cache"
+    assert mp.model_cache_dir(tmp_path / "arg") == tmp_path / "arg"
     monkeypatch.delenv("KBENCH_MODEL_CACHE")
-    assert lm.model_cache_dir() == Path.home() / ".cache" / "kbench" / "models"
+    assert mp.model_cache_dir() == Path.home() / ".cache" / "kbench" / "models"
 
 
 def test_part_member_is_the_one_data_bin_of_the_wheel():
@@ -171,27 +172,27 @@ def test_part_member_is_the_one_data_bin_of_the_wheel():
         z.writestr("pkg_part1/data/part01.bin", b"raw")
         z.writestr("pkg_part1-1.0.dist-info/RECORD", "")
     with zipfile.ZipFile(buf) as z:
-        assert lm._part_member(z, "pkg-part1") == "pkg_part1/data/part01.bin"
+        assert mp._part_member(z, "pkg-part1") == "pkg_part1/data/part01.bin"
 
 
 def test_packs_table_is_consistent():
-    for name, pack in lm.PACKS.items():
+    for name, pack in mp.PACKS.items():
         assert pack.name == name
         assert len(pack.sha256) == 64 and pack.size > 100_000_000
         assert pack.filename.endswith(".gguf")
         assert len({d for d, _ in pack.parts}) == len(pack.parts)
-    assert lm.DEFAULT_PACK in lm.PACKS
-    assert len(lm.PACKS["1.5b"].parts) == 22 and len(lm.PACKS["0.5b"].parts) == 6
+    assert mp.DEFAULT_PACK in mp.PACKS
+    assert len(mp.PACKS["1.5b"].parts) == 22 and len(mp.PACKS["0.5b"].parts) == 6
 
 
 def test_bad_arguments_are_refused_before_anything_starts():
-    with pytest.raises(lm.LocalModelError, match="unknown model pack"):
+    with pytest.raises(mp.LocalModelError, match="unknown model pack"):
         lm.LocalModelServer("7b")
-    with pytest.raises(lm.LocalModelError, match="trained for"):
+    with pytest.raises(mp.LocalModelError, match="trained for"):
         lm.LocalModelServer("0.5b", ctx=65536)
-    with pytest.raises(lm.LocalModelError, match="parallel"):
+    with pytest.raises(mp.LocalModelError, match="parallel"):
         lm.LocalModelServer("0.5b", parallel=0)
-    with pytest.raises(lm.LocalModelError, match="not started"):
+    with pytest.raises(mp.LocalModelError, match="not started"):
         lm.LocalModelServer("0.5b").url
 
 
@@ -202,7 +203,7 @@ def test_a_port_in_use_is_refused_clearly(tmp_path):
         s.listen()
         port = s.getsockname()[1]
         server = lm.LocalModelServer("0.5b", port=port, model_path=tmp_path / "unused.gguf")
-        with pytest.raises(lm.LocalModelError, match=f"port {port} .* already in use"):
+        with pytest.raises(mp.LocalModelError, match=f"port {port} .* already in use"):
             server.start()
         assert server.pid is None
 
@@ -225,8 +226,8 @@ def model_or_skip() -> Path:
     if not lm.xllamacpp_available():
         pytest.skip(f"xllamacpp is not installed (pip install {lm.XLLAMACPP_PIN})")
     try:
-        return lm.ensure_model("0.5b")
-    except lm.LocalModelError as e:
+        return mp.ensure_model("0.5b")
+    except mp.LocalModelError as e:
         pytest.skip(f"the 0.5b model is not available: {e}")
 
 
@@ -333,11 +334,11 @@ def test_stop_leaves_no_process_behind():
 def test_server_stops_itself_when_its_parent_dies(tmp_path):
     model = model_or_skip()
     info = tmp_path / "info.json"
-    code = (f"import json, os; from sandbox import local_model as lm\n"
+    code = (f"import json, os; from sandbox.servers import llama as lm\n"
             f"s = lm.LocalModelServer('0.5b', port=0, model_path={str(model)!r}).start()\n"
             f"open({str(info)!r}, 'w').write(json.dumps({{'pid': s.pid, 'tmpdir': str(s._tmpdir)}}))\n"
             f"os._exit(0)  # dies without stop() and without atexit\n")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=Path(lm.__file__).parent.parent)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=Path(lm.__file__).parents[2])
     started = json.loads(info.read_text())
     pid = started["pid"]
     deadline = time.monotonic() + 15
@@ -363,9 +364,9 @@ def test_a_given_log_path_is_kept_and_the_temp_folder_is_not(tmp_path):
 @pytest.mark.timeout(180)
 def test_serve_runs_until_sigterm_then_stops_cleanly():
     model_or_skip()
-    code = "import sys; from sandbox.local_model import serve; sys.exit(serve('0.5b', port=0, parallel=2))"
+    code = "import sys; from sandbox.servers.llama import serve; sys.exit(serve('0.5b', port=0, parallel=2))"
     proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
-                            cwd=Path(lm.__file__).parent.parent)
+                            cwd=Path(lm.__file__).parents[2])
     try:
         url = None
         for line in proc.stderr:
@@ -394,7 +395,7 @@ def test_a_server_that_cannot_start_says_why_and_leaves_nothing(tmp_path):
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 4096)
     server = lm.LocalModelServer("0.5b", port=0, model_path=bad, startup_timeout=60)
-    with pytest.raises(lm.LocalModelError, match=r"exited with code \d+ while starting(.|\n)*last lines") as e:
+    with pytest.raises(mp.LocalModelError, match=r"exited with code \d+ while starting(.|\n)*last lines") as e:
         server.start()
     assert "failed to load model" in str(e.value)
     assert server.pid is None and not server.running
