@@ -5,8 +5,8 @@ from pathlib import Path
 import dagster as dg
 
 from assets.results import results
-from kbench_dagster import board_data
-from kbench_dagster.boards import build_board
+from kbench_dagster.reporting import board_data
+from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.resources import ResultsDB
 
 @dg.asset(deps=[results], group_name="results", automation_condition=dg.AutomationCondition.eager())

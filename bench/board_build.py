@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from kbench_dagster import board_data
-from kbench_dagster.boards import build_board
+from kbench_dagster.reporting import board_data
+from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
 from task_defs import load_suite
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from kbench_dagster import difficulty
+from kbench_dagster.reporting import difficulty
 from kbench_dagster.progress import Progress
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation import IsolationConfig

@@ -14,9 +14,9 @@ import duckdb
 
 from gpu.cli import add_kernels_parser
 from kbench_dagster.audit_cmd import add_audit_parser
-from kbench_dagster import report
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.progress import Progress
+from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
@@ -171,7 +171,7 @@ def cmd_run(args) -> int:
     counts = ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
     print(f"ran {summary['ran']}, already done {summary['already_done']}, planned {summary['planned']}; "
           f"records in {Path(args.runs) / spec.run_id}; {counts.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
-    print(visible(report.render(spec.run_id, report.load_results(Path(args.runs), spec.run_id))))
+    print(visible(tables.render(spec.run_id, loaders.load_results(Path(args.runs), spec.run_id))))
     return 0
 
 
@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--home", help="DAGSTER_HOME (default .state/dagster)")
     s.set_defaults(func=cmd_ui)
 
-    report.add_report_parsers(sub)  # report, collect, export, compare, triage, board
+    commands.add_report_parsers(sub)  # report, collect, export, compare, triage, board
     add_kernels_parser(sub)  # kernels list|show|grade
     add_selftest_parser(sub)  # the hostile fault suite
     add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings

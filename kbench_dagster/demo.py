@@ -6,8 +6,8 @@ import sys
 import time
 from pathlib import Path
 
-from kbench_dagster import report
-from kbench_dagster.boards import build_board
+from kbench_dagster.reporting import loaders, tables
+from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.progress import Progress
@@ -51,7 +51,7 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
     for run_id in run_ids:
         ingest_run(store, Path(runs), run_id)
         print()
-        print(report.render(run_id, report.load_results(Path(runs), run_id)))
+        print(tables.render(run_id, loaders.load_results(Path(runs), run_id)))
     index = build_board(store, DEFAULT_DB.parent / "board")
     print(f"\nboard: {index}  (rows in {DEFAULT_DB}; `kbench board --serve` serves it on 127.0.0.1)")
     return 0

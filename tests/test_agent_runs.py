@@ -122,7 +122,8 @@ def test_a_server_down_for_long_stops_the_run_and_the_same_command_finishes_it(t
     assert all(r["outcome"] == "pass" for r in results)
     assert sum(r["requeues"] for r in results) == len(tried)
     # the triage view of a task that was put back shows each earlier try and why
-    from kbench_dagster.report import load_results, render_evidence
+    from kbench_dagster.reporting.loaders import load_results
+    from kbench_dagster.reporting.triage import render_evidence
 
     task = next(r["task"] for r in results if r["requeues"])
     evidence = render_evidence(load_results(tmp_path / "runs", "r"), task)

@@ -11,8 +11,8 @@ from urllib.parse import quote, urldefrag, urlsplit
 
 import pytest
 
-from kbench_dagster import board_data
-from kbench_dagster.boards import build_board
+from kbench_dagster.reporting import board_data
+from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.store import ResultsStore
 from test_reports import real_run
@@ -245,7 +245,7 @@ def test_board_in_headless_chromium(built, tmp_path):
 
 def test_board_data_aggregates_match_python_on_the_same_rows(built):
     """The SQL path (task tables counted in DuckDB) and the row path give the same statistics."""
-    from kbench_dagster import stats
+    from kbench_dagster.reporting import stats
 
     store, _ = built
     agg = board_data.aggregates(store, n_boot=300)
@@ -259,12 +259,12 @@ def test_board_data_aggregates_match_python_on_the_same_rows(built):
 
 
 def test_board_command_writes_the_site(built, tmp_path, capsys):
-    from kbench_dagster import report
+    from kbench_dagster.reporting import commands
 
     store, _ = built
-    assert report.main(["board", "--db", str(store.path), "--out", str(tmp_path / "site")]) == 0
+    assert commands.main(["board", "--db", str(store.path), "--out", str(tmp_path / "site")]) == 0
     assert f"board written: {tmp_path / 'site' / 'index.html'}" in capsys.readouterr().out
-    assert report.main(["board", "--db", str(tmp_path / "missing.duckdb"), "--out", str(tmp_path / "x")]) == 2
+    assert commands.main(["board", "--db", str(tmp_path / "missing.duckdb"), "--out", str(tmp_path / "x")]) == 2
 
 
 def test_kbench_board_serve_shows_the_sql_numbers_on_localhost_and_stops_on_sigterm(built, tmp_path):
@@ -356,8 +356,8 @@ def test_board_mcnemar_uses_the_seed_a_pair_shares(tmp_path):
 def test_task_pages_show_the_difficulty_audit_results_prints(built, capsys):
     """Each task page's difficulty line: the same pass rates per contestant as `kbench audit --results` on the
     same store, and the same saturated/dead flags."""
-    from kbench_dagster import difficulty
-    from kbench_dagster.boards import esc, pct, slug
+    from kbench_dagster.reporting import difficulty
+    from kbench_dagster.reporting.board_html import esc, pct, slug
     from kbench_dagster.cli import main
 
     store, index = built

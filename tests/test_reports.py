@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbench_dagster import report, stats
+from kbench_dagster.reporting import commands, compare, export, loaders, stats, tables, triage
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.store import ResultsStore
 from sandbox.conditions import select_conditions
@@ -43,13 +43,13 @@ def runs(tmp_path_factory) -> Path:
 
 
 def cli(argv: list[str], capsys) -> tuple[int, str]:
-    rc = report.main(argv)
+    rc = commands.main(argv)
     return rc, capsys.readouterr().out
 
 
 def test_add_report_parsers_registers_every_command():
     p = argparse.ArgumentParser()
-    report.add_report_parsers(p.add_subparsers(dest="command", required=True))
+    commands.add_report_parsers(p.add_subparsers(dest="command", required=True))
     for argv in (["report", "R"], ["collect", "A", "B"], ["export", "--format", "json"], ["compare", "A", "B"],
                  ["triage", "R", "--task", "fizz"], ["board", "--out", "x"]):
         assert callable(p.parse_args(argv).func)
@@ -72,7 +72,7 @@ def test_report_counts_infra_as_attrition_not_as_failure(runs, capsys):
 
 
 def test_report_of_a_missing_run_is_a_clear_error(runs, capsys):
-    assert report.main(["report", "nope", "--runs", str(runs)]) == 2
+    assert commands.main(["report", "nope", "--runs", str(runs)]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
 
 
@@ -80,7 +80,7 @@ def test_collect_is_valid_json_against_the_schema(runs, capsys):
     rc, out = cli(["collect", "oracle", "null", "liar", "--runs", str(runs)], capsys)
     assert rc == 0
     doc = json.loads(out)
-    report.validate_results(doc)
+    export.validate_results(doc)
     oracle, null, liar = doc["runs"]
     base = oracle["conditions"][0]
     assert base["pass_at_1"] == 1.0 and base["runs"] == 8 and base["per_task"]["fizz"] == {
@@ -90,7 +90,7 @@ def test_collect_is_valid_json_against_the_schema(runs, capsys):
     broken = json.loads(out)
     broken["runs"][0]["conditions"][0]["pass_at_1"] = 1.5
     with pytest.raises(ValueError, match="pass_at_1"):
-        report.validate_results(broken)
+        export.validate_results(broken)
 
 
 def test_export_csv_and_json_from_records_and_from_the_store(runs, tmp_path, capsys):
@@ -110,7 +110,7 @@ def test_export_csv_and_json_from_records_and_from_the_store(runs, tmp_path, cap
 def test_compare_is_paired_with_mcnemar_on_one_seed(runs, capsys):
     rc, out = cli(["compare", "oracle", "null", "--runs", str(runs)], capsys)
     assert rc == 0
-    [c] = report.compare(report.load_results(runs, "oracle"), report.load_results(runs, "null"))
+    [c] = compare.compare(loaders.load_results(runs, "oracle"), loaders.load_results(runs, "null"))
     assert c["tasks"] == 4 and c["mean_diff"] == 1.0
     # four tasks, one seed: 4 discordant pairs (never 8 from pooling both seeds)
     assert (c["mcnemar"]["b"], c["mcnemar"]["c"]) == (4, 0) and c["mcnemar"]["p_exact"] == pytest.approx(0.125)
@@ -131,22 +131,22 @@ def test_triage_ranks_causes_and_shows_one_tasks_evidence(runs, capsys):
 
 def test_failure_causes_and_crash_kinds():
     r = {"outcome": "crash", "detail": ""}
-    assert report.failure_cause(r, "CRASH loading fizz.py: SyntaxError('bad', ...)") == "crash: SyntaxError"
-    assert report.failure_cause(r, "CRASH small: ZeroDivisionError('division by zero')") == "crash: ZeroDivisionError"
-    assert report.failure_cause(r, "CRASH x: fizz has no function fizzbuzz") == "crash: missing function"
-    assert report.failure_cause({"outcome": "crash", "detail": "the test session was killed by the memory watchdog"}) \
+    assert triage.failure_cause(r, "CRASH loading fizz.py: SyntaxError('bad', ...)") == "crash: SyntaxError"
+    assert triage.failure_cause(r, "CRASH small: ZeroDivisionError('division by zero')") == "crash: ZeroDivisionError"
+    assert triage.failure_cause(r, "CRASH x: fizz has no function fizzbuzz") == "crash: missing function"
+    assert triage.failure_cause({"outcome": "crash", "detail": "the test session was killed by the memory watchdog"}) \
         == "crash: killed by the memory watchdog"
-    assert report.failure_cause({"outcome": "nofile", "tool_format_errors": 2}) == "tool-format errors"
-    assert report.failure_cause({"outcome": "wrong", "cutoffs": 1}) == "cut-off replies"
-    assert report.failure_cause({"outcome": "wrong", "agent_timeout": True}) == "agent timeout"
-    assert report.failure_cause({"outcome": "timeout"}) == "test timeout"
-    assert report.failure_cause({"outcome": "wrong", "server_error": "400 bad request"}) == "server error"
-    assert report.failure_cause({"outcome": "wrong"}) == "wrong output"
+    assert triage.failure_cause({"outcome": "nofile", "tool_format_errors": 2}) == "tool-format errors"
+    assert triage.failure_cause({"outcome": "wrong", "cutoffs": 1}) == "cut-off replies"
+    assert triage.failure_cause({"outcome": "wrong", "agent_timeout": True}) == "agent timeout"
+    assert triage.failure_cause({"outcome": "timeout"}) == "test timeout"
+    assert triage.failure_cause({"outcome": "wrong", "server_error": "400 bad request"}) == "server error"
+    assert triage.failure_cause({"outcome": "wrong"}) == "wrong output"
 
 
 def test_report_numbers_come_from_the_stats_module(runs):
-    results = report.load_results(runs, "oracle") + report.load_results(runs, "null")
-    [row] = report.condition_rows(results)
+    results = loaders.load_results(runs, "oracle") + loaders.load_results(runs, "null")
+    [row] = tables.condition_rows(results)
     assert row["pass@1"] == stats.summarize(results)["pass@1"] == pytest.approx(0.5)
 
 
@@ -157,7 +157,7 @@ def test_a_partial_record_left_by_a_kill_is_neither_reported_nor_breaks_ingest(r
     shutil.copytree(runs / "oracle", root / "oracle")
     finished = sorted((root / "oracle").glob("*/*/s1"))[0]
     shutil.copytree(finished, finished.with_name("s3.partial"))
-    got = report.load_results(root, "oracle")
+    got = loaders.load_results(root, "oracle")
     assert got and not any(r["record_path"].endswith(".partial") for r in got)
     store = ResultsStore(tmp_path / "kbench.duckdb")
     counts = ingest_run(store, root, "oracle")
@@ -168,7 +168,7 @@ def test_a_partial_record_left_by_a_kill_is_neither_reported_nor_breaks_ingest(r
 def test_links_the_agent_left_are_shown_never_followed(runs, tmp_path, capsys, monkeypatch):
     """A link in the final files to a host secret, the process environment (with the key) or a hidden test must
     appear as a link: triage and the board read records as the host's user, and the board gets published."""
-    from kbench_dagster.board_trajectory import final_files
+    from kbench_dagster.reporting.board_trajectory import final_files
 
     monkeypatch.setenv("KBENCH_API_KEY", "sk-linked-secret-123")
     secret = tmp_path / "host-secret.txt"

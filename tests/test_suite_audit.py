@@ -6,7 +6,7 @@ import pytest
 
 from conftest import SQUARE_TEST, SQUARE_TOML, write_task
 from kbench_dagster.cli import main
-from kbench_dagster.difficulty import by_task, report_lines, shares
+from kbench_dagster.reporting.difficulty import by_task, report_lines, shares
 from sandbox.suite_audit import audit_suite, normalise_prompt
 
 RIGHT = "def square(x):\n    return x * x\n"

@@ -1,90 +1,25 @@
-"""The published board: a static site written from the results store, with no external network.
-
-Pages: index.html (the leaderboard with CI bars, statistical tiers, usability, completion and filters for harness,
-condition, server and hardware, plus the plots), model/<model>.html (one section per agent x condition x server x
-hardware), compare.html (paired deltas with CIs), tasks.html and task/<task>.html (every attempt), and
-run/<run>/<cond>/<task>/s<seed>.html (one attempt's conversation, hidden test output and final files). CSS and
-JS are inline; plots are inline SVG. Every number links to the page that lists the runs behind it.
-"""
+"""The board's pages (leaderboard, models, comparisons, tasks) and build_board, which writes the whole site."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import html
-import http.server
 import json
 import math
-import re
 import shutil
-import signal
 from collections import defaultdict
 from pathlib import Path
 
-from kbench_dagster import board_data, stats
-from kbench_dagster.board_trajectory import args_text, conversation, final_files, read_text
+from kbench_dagster.reporting import board_data, stats
+from kbench_dagster.reporting.board_attempt import run_href, run_page
+from kbench_dagster.reporting.board_html import esc, page, pct, slug
+from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
+from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.store import ResultsStore
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#fafbfc}
-header{background:#1d2330;color:#fff;padding:.6em 1.2em}header a{color:#cfe0ff;margin-right:1.2em;text-decoration:none}
-main{padding:1em 1.4em;max-width:1500px}h1{font-size:1.35em}h2{font-size:1.15em;margin-top:1.6em}h3{font-size:1em}
-table{border-collapse:collapse;font-size:.86em;margin:.5em 0}th,td{border-bottom:1px solid #e2e5ea;padding:.25em .55em;
-text-align:right;vertical-align:top}th{background:#eef1f5;position:sticky;top:0}td.l,th.l{text-align:left}
-a.num{color:#0b57d0;text-decoration:none}a.num:hover{text-decoration:underline}.ci{color:#677;font-size:.85em}
-.note{background:#fff8e1;border-left:4px solid #f2b600;padding:.5em .8em;margin:.8em 0;font-size:.9em}
-.warn{color:#a4461b}.tier{font-weight:600}.pass{color:#187a2f}.fail{color:#b3261e}.infra{color:#7a5b00}
-pre{background:#f3f4f7;padding:.6em;overflow-x:auto;white-space:pre-wrap;font-size:.82em;max-height:40em}
-.turn{border-left:4px solid #ccd;margin:.6em 0;padding:.2em .8em;background:#fff}.turn.user{border-color:#5b8def}
-.turn.assistant{border-color:#3aa757}.turn.tool_call{border-color:#b06bd8}.turn.tool_result{border-color:#999}
-.turn.error{border-color:#d93025}.turn.note{border-color:#f2b600}.who{font-size:.78em;color:#555;font-weight:600}
-.filters select{margin-right:1em}svg text{font-size:11px;font-family:inherit}
-"""
-
-FILTER_JS = """
-function kbFilter(){
-  var sel={};document.querySelectorAll('.filters select').forEach(function(s){sel[s.name]=s.value;});
-  document.querySelectorAll('tr[data-group]').forEach(function(tr){
-    var show=true;for(var k in sel){if(sel[k]&&tr.dataset[k]!==sel[k]){show=false;}}
-    tr.style.display=show?'':'none';});
-  var q=[];for(var k in sel){if(sel[k]){q.push(k+'='+encodeURIComponent(sel[k]));}}
-  try{history.replaceState(null,'',q.length?'?'+q.join('&'):location.pathname);}catch(e){}
-}
-document.addEventListener('DOMContentLoaded',function(){
-  // filters live in the URL (index.html?agent=pi&condition=base), so a link lands on the same view
-  var params=new URLSearchParams(location.search);
-  document.querySelectorAll('.filters select').forEach(function(s){if(params.get(s.name)){s.value=params.get(s.name);}});
-  kbFilter();
-});
-"""
 
 TIER_NOTE = ("Statistical tiers: models on one board (same harness and condition) are compared by paired per-task "
              "differences. When the paired 95% CI (seeded cluster bootstrap over tasks) crosses zero the suite "
              "cannot rank them and they share a tier. Rank order inside a tier is display order only, not a "
              "measured difference.")
 
-
-def slug(text: str) -> str:
-    base = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:60] or "x"
-    return f"{base}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
-
-
-def esc(v) -> str:
-    return html.escape("" if v is None else str(v))
-
-
-def pct(p) -> str:
-    return stats.fmt_pct(p)
-
-
-def page(title: str, body: str, depth: int = 0, script: str = "") -> str:
-    up = "../" * depth
-    nav = (f'<a href="{up}index.html">Leaderboard</a><a href="{up}compare.html">Compare</a>'
-           f'<a href="{up}tasks.html">Tasks</a>')
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{esc(title)}</title>"
-            f"<style>{CSS}</style>{'<script>' + script + '</script>' if script else ''}</head>"
-            f"<body><header><strong>kbench</strong> &nbsp; {nav}</header><main><h1>{esc(title)}</h1>\n{body}\n"
-            "</main></body></html>\n")
 
 
 def _num(value: float | None, href: str, field: str, text: str | None = None) -> str:
@@ -102,95 +37,6 @@ def ci_bar(ci, p, width: int = 120) -> str:
             f'fill="#9bb8ee"/><circle cx="{xp:.1f}" cy="6" r="3" fill="#0b57d0"/></svg>')
 
 
-# ---------------------------------------------------------------------------------------------- plots
-
-def plot_intervals(groups: list[dict], link) -> str:
-    """Pass rate with its Wilson interval (and the bootstrap interval, thin) per model, one row each."""
-    if not groups:
-        return ""
-    row_h, left, width = 18, 330, 420
-    h = row_h * len(groups) + 30
-    parts = [f'<svg width="{left + width + 20}" height="{h}" role="img" aria-label="pass rate with intervals">']
-    for tick in range(0, 101, 20):
-        x = left + width * tick / 100
-        parts.append(f'<line x1="{x}" y1="0" x2="{x}" y2="{h - 20}" stroke="#e2e5ea"/>'
-                     f'<text x="{x}" y="{h - 6}" text-anchor="middle">{tick}%</text>')
-    for i, g in enumerate(groups):
-        s, y = g["summary"], 12 + i * row_h
-        label = f"{g['model']} · {g['agent']} · {g['condition']}"
-        parts.append(f'<a href="{esc(link(g))}"><text x="{left - 8}" y="{y + 4}" text-anchor="end">{esc(label[:52])}</text></a>')
-        if s["pass@1"] is None:
-            continue
-        lo, hi = s["pass@1_ci"]
-        parts.append(f'<line x1="{left + width * lo:.1f}" y1="{y}" x2="{left + width * hi:.1f}" y2="{y}" '
-                     f'stroke="#9bb8ee" stroke-width="6"/>')
-        if s["boot_ci"]:
-            b0, b1 = s["boot_ci"]
-            parts.append(f'<line x1="{left + width * b0:.1f}" y1="{y + 5}" x2="{left + width * b1:.1f}" y2="{y + 5}" '
-                         f'stroke="#555" stroke-width="1"/>')
-        parts.append(f'<circle cx="{left + width * s["pass@1"]:.1f}" cy="{y}" r="4" fill="#0b57d0"/>')
-    parts.append("</svg>")
-    return "".join(parts) + ('<p class="ci">Dot: task-balanced pass@1; thick bar: Wilson 95%; thin line: '
-                             'category-clustered bootstrap 95%.</p>')
-
-
-def plot_scatter(groups: list[dict], xkey: str, xlabel: str, link) -> str:
-    pts = [(g["mech"].get(xkey), g["summary"]["pass@1"], g) for g in groups
-           if g["mech"].get(xkey) is not None and g["summary"]["pass@1"] is not None]
-    if not pts:
-        return ""
-    w, h, pad = 420, 260, 46
-    xmax = max(p[0] for p in pts) or 1.0
-    xmax = float(xmax) * 1.05
-    parts = [f'<svg width="{w}" height="{h}" role="img" aria-label="pass rate against {esc(xlabel)}">',
-             f'<line x1="{pad}" y1="{h - pad}" x2="{w - 10}" y2="{h - pad}" stroke="#888"/>',
-             f'<line x1="{pad}" y1="10" x2="{pad}" y2="{h - pad}" stroke="#888"/>',
-             f'<text x="{(w + pad) / 2}" y="{h - 8}" text-anchor="middle">{esc(xlabel)}</text>']
-    for tick in range(0, 101, 25):
-        y = h - pad - (h - pad - 10) * tick / 100
-        parts.append(f'<text x="{pad - 4}" y="{y + 4}" text-anchor="end">{tick}%</text>')
-    for frac in (0, 0.5, 1):
-        x = pad + (w - 10 - pad) * frac
-        v = xmax * frac
-        parts.append(f'<text x="{x}" y="{h - pad + 14}" text-anchor="middle">{v:,.0f}</text>' if v >= 10 else
-                     f'<text x="{x}" y="{h - pad + 14}" text-anchor="middle">{v:.2g}</text>')
-    for xv, yv, g in pts:
-        x = pad + (w - 10 - pad) * float(xv) / xmax
-        y = h - pad - (h - pad - 10) * yv
-        lo, hi = g["summary"]["pass@1_ci"]
-        parts.append(f'<a href="{esc(link(g))}"><title>{esc(g["key"])}: {pct(yv)} at {float(xv):.3g}</title>'
-                     f'<line x1="{x:.1f}" y1="{h - pad - (h - pad - 10) * lo:.1f}" x2="{x:.1f}" '
-                     f'y2="{h - pad - (h - pad - 10) * hi:.1f}" stroke="#9bb8ee" stroke-width="2"/>'
-                     f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="#0b57d0"/></a>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def plot_deltas(comps: list[dict], label) -> str:
-    if not comps:
-        return ""
-    row_h, left, width = 18, 420, 360
-    h = row_h * len(comps) + 30
-    parts = [f'<svg width="{left + width + 20}" height="{h}" role="img" aria-label="paired differences">']
-    x0 = left + width / 2
-    for tick in (-100, -50, 0, 50, 100):
-        x = x0 + width / 2 * tick / 100
-        parts.append(f'<line x1="{x}" y1="0" x2="{x}" y2="{h - 20}" stroke="{"#888" if tick == 0 else "#e2e5ea"}"/>'
-                     f'<text x="{x}" y="{h - 6}" text-anchor="middle">{tick:+d}</text>')
-    for i, c in enumerate(comps):
-        y = 12 + i * row_h
-        parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{esc(label(c)[:64])}</text>')
-        if c["mean_diff"] is None:
-            continue
-        lo, hi = c["ci_boot"]
-        parts.append(f'<line x1="{x0 + width / 2 * lo:.1f}" y1="{y}" x2="{x0 + width / 2 * hi:.1f}" y2="{y}" '
-                     f'stroke="#9bb8ee" stroke-width="6"/><circle cx="{x0 + width / 2 * c["mean_diff"]:.1f}" cy="{y}" '
-                     f'r="4" fill="#0b57d0"/>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-# ---------------------------------------------------------------------------------------------- pages
 
 def group_warnings(g: dict, board_tasks: int, harness: dict[str, set]) -> list[str]:
     s, m = g["summary"], g["mech"]
@@ -370,9 +216,6 @@ def _discordant(c: dict) -> str:
     return "; ".join(f"{cat}: A {len(d['a_better'])}, B {len(d['b_better'])}" for cat, d in c["discordant"].items())
 
 
-def _run_href(a: dict, depth: int) -> str:
-    return f"{'../' * depth}run/{slug(a['run_id'])}/{slug(a['condition'])}/{slug(a['task'])}/s{a['seed']}.html"
-
 
 def _difficulty(agg: dict, task: str) -> tuple[str, str]:
     """The task's flag for the index and a paragraph for its page: the numbers `kbench audit --results` prints."""
@@ -428,7 +271,7 @@ def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_
             for a in by_group.get(g["key"], []):
                 key = (a["run_id"], a["condition"], a["task"], a["seed"])
                 cls = "pass" if a["outcome"] == "pass" else ("infra" if a["outcome"] == "infra" else "fail")
-                link = (f"<a href='{esc(_run_href(a, 1))}'>trajectory</a>" if key in run_pages else "no record")
+                link = (f"<a href='{esc(run_href(a, 1))}'>trajectory</a>" if key in run_pages else "no record")
                 rows.append(f"<tr><td class=l>{esc(a['run_id'])}</td><td>s{a['seed']}</td><td class='l {cls}'>"
                             f"{esc(a['outcome'])}</td><td>{float(a['duration_s'] or 0):.1f}</td><td>{a['turns']}</td>"
                             f"<td>{a['output_tokens']}</td><td>{a['tool_format_errors']}</td>"
@@ -445,63 +288,6 @@ def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_
                                                   "<th class=l>difficulty</th></tr>"
                                          + "".join(index_rows) + "</table>"))
 
-
-def render_conversation(turns: list[dict]) -> str:
-    parts = []
-    session = None
-    for t in turns:
-        if t["session"] != session:
-            session = t["session"]
-            parts.append(f"<h3>session {esc(session)}</h3>")
-        kind = t["kind"]
-        if kind == "prompt":
-            parts.append(f"<div class='turn user'><div class=who>user</div><pre>{esc(t['text'])}</pre></div>")
-        elif kind == "assistant":
-            think = (f"<details><summary>thinking</summary><pre>{esc(t['reasoning'])}</pre></details>"
-                     if t.get("reasoning") else "")
-            parts.append(f"<div class='turn assistant'><div class=who>assistant"
-                         f"{' (stop: ' + esc(t.get('stop')) + ')' if t.get('stop') else ''}</div>{think}"
-                         f"<pre>{esc(t['text'] or '(no text)')}</pre></div>")
-        elif kind == "tool_call":
-            args = args_text(t["args"])
-            parts.append(f"<div class='turn tool_call'><div class=who>tool call: {esc(t['name'])}"
-                         f"{' (' + esc(t.get('form')) + ')' if t.get('form') else ''}</div><pre>{esc(args)}</pre></div>")
-        elif kind == "tool_result":
-            parts.append(f"<div class='turn tool_result'><div class=who>tool result: {esc(t['name'])}"
-                         f"{' — error' if t['is_error'] else ''}</div><pre>{esc(t['text'])}</pre></div>")
-        else:
-            parts.append(f"<div class='turn {esc(kind)}'><div class=who>{esc(kind)}</div><pre>{esc(t['text'])}</pre></div>")
-    return "".join(parts) or "<p>(no events)</p>"
-
-
-def _run_page(a: dict, rec: Path, out: Path) -> None:
-    path = out / _run_href(a, 0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    result = {}
-    if (rec / "result.json").exists():
-        result = json.loads((rec / "result.json").read_text())
-    keys = ("outcome", "detail", "duration_s", "turns", "input_tokens", "output_tokens", "tool_calls", "tool_errors",
-            "tool_format_errors", "cutoffs", "agent_timeout", "stop_reason", "false_claim", "watchdog_kills",
-            "outside_writes", "infra_error", "server_error", "isolation", "started_at")
-    facts = "".join(f"<tr><td class=l>{k}</td><td class=l>{esc(result.get(k, a.get(k)))}</td></tr>" for k in keys)
-    files = final_files(rec / "workdir")
-    files_html = "".join(_final_file_html(f) for f in files) or "<p>(no files)</p>"
-    body = (f"<p><a href='../../../../task/{esc(slug(a['task']))}.html#{slug(board_data.group_key(a))}'>task "
-            f"{esc(a['task'])}</a> · run "
-            f"{esc(a['run_id'])} · {esc(a['model'])} · {esc(a['agent'])} · condition {esc(a['condition'])} · seed "
-            f"{a['seed']} · outcome <strong id='outcome'>{esc(a['outcome'])}</strong></p>"
-            f"<table>{facts}</table><h2>Conversation</h2>{render_conversation(conversation(rec / 'events.jsonl'))}"
-            f"<h2>Hidden test output</h2><pre id='tests'>{esc(read_text(rec / 'tests.txt')) or '(none)'}</pre>"
-            f"<h2>Final files</h2>{files_html}")
-    path.write_text(page(f"{a['task']} · {a['run_id']} · {a['condition']} · s{a['seed']}", body, depth=4))
-
-
-# ---------------------------------------------------------------------------------------------- build, serve
-
-def _final_file_html(f: dict) -> str:
-    if f.get("link") is not None:
-        return f"<h3>{esc(f['path'])} &rarr; {esc(f['link'])}</h3><p>(a link; not followed)</p>"
-    return f"<h3>{esc(f['path'])} ({f['size']} bytes)</h3><pre>{esc(f['text'] if f['text'] is not None else '(binary)')}</pre>"
 
 
 BOARD_MARK = ".kbench-board"
@@ -522,7 +308,15 @@ def _clear_board_dir(out: Path) -> None:
 
 def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int = stats.DEFAULT_BOOT,
                 per_task: int = 500, agg: dict | None = None) -> Path:
-    """Write the whole site into out_dir (replacing an earlier board there) and return the path of index.html."""
+    """Write the whole site into out_dir (replacing an earlier board there) and return the path of index.html.
+
+    Pages: index.html (the leaderboard with CI bars, statistical tiers, usability, completion and filters for
+    harness, condition, server and hardware, plus the plots), model/<model>.html (one section per agent x condition
+    x server x hardware), compare.html (paired deltas with CIs), tasks.html and task/<task>.html (every attempt),
+    and run/<run>/<cond>/<task>/s<seed>.html (one attempt's conversation, hidden test output and final files). CSS
+    and JS are inline and plots are inline SVG, so the site needs no external network. Every number links to the
+    page that lists the runs behind it.
+    """
     out = Path(out_dir)
     _clear_board_dir(out)
     out.mkdir(parents=True)
@@ -542,7 +336,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     for a in attempts:
         rec = board_data.record_dir(a)
         if rec is not None:
-            _run_page(a, rec, out)
+            run_page(a, rec, out)
             run_pages.add((a["run_id"], a["condition"], a["task"], a["seed"]))
     link = lambda g: _model_href(g)  # noqa: E731
     ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"], *stats.tier_order(agg["tiers"][g["key"]]),
@@ -572,31 +366,3 @@ def _plain(agg: dict) -> dict:
             return [clean(x) for x in v]
         return v
     return clean(agg)
-
-
-def serve(out_dir: Path, port: int = 8000) -> None:
-    """Serve the written board on 127.0.0.1 until Ctrl-C or SIGTERM."""
-    handler = functools.partial(_QuietHandler, directory=str(out_dir))
-    try:
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    except OSError as exc:
-        raise ValueError(f"cannot serve the board on 127.0.0.1:{port} ({exc.strerror}): "
-                         "pick another port with --port") from None
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    with httpd:
-        print(f"serving {out_dir} at http://127.0.0.1:{httpd.server_address[1]}/ (Ctrl-C stops)", flush=True)
-        try:
-            httpd.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-
-
-def _raise_interrupt(signum, frame):
-    raise KeyboardInterrupt
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass  # a line per request on stderr drowns the one line that matters: where the board is

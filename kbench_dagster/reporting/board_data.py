@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from kbench_dagster import difficulty, stats
+from kbench_dagster.reporting import difficulty, stats
 from kbench_dagster.store import ResultsStore
 
 SCORED_SQL = "('pass', 'wrong', 'crash', 'timeout', 'nofile')"

@@ -1,0 +1,147 @@
+"""The subcommands report, collect, export, compare, triage and board: their arguments and what each runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from kbench_dagster.reporting.compare import compare, render_compare
+from kbench_dagster.reporting.export import collect, export_rows, validate_results
+from kbench_dagster.reporting.loaders import load_manifest, load_results
+from kbench_dagster.reporting.tables import render
+from kbench_dagster.reporting.triage import render_evidence, render_triage
+from kbench_dagster.store import DEFAULT_DB
+from kbench_dagster.terminal import visible
+
+
+def cmd_report(args) -> int:
+    results = load_results(Path(args.runs), args.run_id)
+    print(visible(render(args.run_id, results, load_manifest(Path(args.runs), args.run_id))))
+    return 0
+
+
+def cmd_collect(args) -> int:
+    doc = collect(Path(args.runs), args.run_ids)
+    validate_results(doc)
+    print(json.dumps(doc, indent=1))
+    return 0
+
+
+def cmd_export(args) -> int:
+    if args.db is None and args.run_ids:
+        rows = [r for rid in args.run_ids for r in load_results(Path(args.runs), rid)]
+    else:
+        from kbench_dagster.reporting.board_data import load_rows
+        from kbench_dagster.store import ResultsStore
+
+        path = Path(args.db or DEFAULT_DB)
+        if not path.exists():
+            raise ValueError(f"no results store at {path} (give --db, or RUNIDs with --runs)")
+        where = "run_id IN (" + ", ".join("?" for _ in args.run_ids) + ")" if args.run_ids else ""
+        rows = load_rows(ResultsStore(path), where, list(args.run_ids))
+    text = export_rows(rows, args.format)
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"{len(rows)} rows written to {args.out}", file=sys.stderr)
+    else:
+        text = visible(text) if sys.stdout.isatty() else text  # a file or pipe gets the data as it is
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    a, b = load_results(Path(args.runs), args.run_a), load_results(Path(args.runs), args.run_b)
+    comps = compare(a, b, seed=args.seed, mcnemar_seed=args.mcnemar_seed)
+    if args.condition:
+        comps = [c for c in comps if c["condition"] == args.condition]
+    name = lambda rid, rs: f"{rid} ({rs[0]['model']}, {rs[0]['agent']})" if rs else rid  # noqa: E731
+    print(visible(render_compare(name(args.run_a, a), name(args.run_b, b), comps)))
+    return 0
+
+
+def cmd_triage(args) -> int:
+    results = load_results(Path(args.runs), args.run_id)
+    # every line of it can carry agent-made text (messages, file names, tool and test output): shown, not obeyed
+    print(visible(render_evidence(results, args.task) if args.task else render_triage(args.run_id, results)))
+    return 0
+
+
+def cmd_board(args) -> int:
+    from kbench_dagster.reporting.board_pages import build_board
+    from kbench_dagster.reporting.board_server import serve
+    from kbench_dagster.store import ResultsStore
+
+    path = Path(args.db or DEFAULT_DB)
+    if not path.exists():
+        raise ValueError(f"no results store at {path}: run `kbench run` first, or give --db")
+    index = build_board(ResultsStore(path), Path(args.out))
+    print(f"board written: {index}")
+    if args.serve:
+        serve(Path(args.out), port=args.port)
+    return 0
+
+
+def add_report_parsers(sub) -> None:
+    """Register report, collect, export, compare, triage and board on the kbench subparsers.
+
+    report, collect, compare and triage read a run's result.json files, so they work without the store; export
+    reads the store or the records; board builds the static site from the store.
+    """
+    s = sub.add_parser("report", help="the tables of one run, with confidence intervals and warnings")
+    s.add_argument("run_id", metavar="RUNID")
+    s.add_argument("--runs", default="runs")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("collect", help="the report's numbers of runs as JSON (validated against the schema)")
+    s.add_argument("run_ids", metavar="RUNID", nargs="+")
+    s.add_argument("--runs", default="runs")
+    s.set_defaults(func=cmd_collect)
+
+    s = sub.add_parser("export", help="every attempt as CSV or JSON, from the store (or from records with RUNIDs)")
+    s.add_argument("run_ids", metavar="RUNID", nargs="*")
+    s.add_argument("--format", choices=["csv", "json"], default="csv")
+    s.add_argument("--db", help="the results DuckDB (default: the store unless RUNIDs are given)")
+    s.add_argument("--runs", default="runs", help="records folder, used with RUNIDs and no --db")
+    s.add_argument("--out", help="write to this file instead of stdout")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("compare", help="paired comparison of two runs on the same tasks")
+    s.add_argument("run_a", metavar="RUNID_A")
+    s.add_argument("run_b", metavar="RUNID_B")
+    s.add_argument("--runs", default="runs")
+    s.add_argument("--condition", help="only this condition")
+    s.add_argument("--mcnemar-seed", type=int, help="the seed whose outcomes McNemar uses (default: the most shared)")
+    s.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    s.set_defaults(func=cmd_compare)
+
+    s = sub.add_parser("triage", help="why a run's attempts failed, ranked by cause; --task: one task's evidence")
+    s.add_argument("run_id", metavar="RUNID")
+    s.add_argument("--task", help="print this task's conversation, hidden test output and final files")
+    s.add_argument("--runs", default="runs")
+    s.set_defaults(func=cmd_triage)
+
+    s = sub.add_parser("board", help="write the static results site from the store (and serve it)")
+    s.add_argument("--db", help="the results DuckDB (default $KBENCH_DB or .state/kbench.duckdb)")
+    s.add_argument("--out", default=str(DEFAULT_DB.parent / "board"),
+                   help="output folder (default .state/board beside the results database)")
+    s.add_argument("--serve", action="store_true", help="serve it on 127.0.0.1 after writing")
+    s.add_argument("--port", type=int, default=8000)
+    s.set_defaults(func=cmd_board)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run these commands without the rest of the CLI (python -m kbench_dagster.reporting.commands ...)."""
+    p = argparse.ArgumentParser(prog="kbench")
+    add_report_parsers(p.add_subparsers(dest="command", required=True))
+    args = p.parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as exc:
+        print(f"error: {visible(exc)}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
