@@ -6,57 +6,63 @@ pipeline's gpu pool runs one at a time)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
+from sandbox.trees import Walk, remove_tree
+
 SKIP = {"__pycache__", ".pytest_cache"}
-
-
-def _entries(root: Path) -> list[Path]:
-    """Files and links under root, links not followed (a planted link to / must not send us through the disk)."""
-    if not root.is_dir() or root.is_symlink():
-        return [root] if root.exists() or root.is_symlink() else []
-    out = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP]
-        out += [Path(folder) / f for f in files]
-        out += [Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink()]
-    return out
+# The grader's trees hold a few hundred files; a walk that stops here has met what a submission planted.
+MAX_ENTRIES = 100_000
 
 
 class FileGuard:
     def __init__(self, roots: list[Path]):
         self.roots = [Path(r).resolve() for r in roots]
         self.files: dict[Path, bytes] = {}
+        self.folders: set[Path] = set()
         for root in self.roots:
-            for p in _entries(root):
-                if p.is_file() and not p.is_symlink():
-                    self.files[p] = p.read_bytes()
+            if not root.is_dir():
+                if root.is_file():
+                    self.files[root] = root.read_bytes()
+                continue
+            self.folders.add(root)
+            walk = Walk(root, max_entries=MAX_ENTRIES, skip=lambda e: e.name in SKIP)
+            for e in walk:
+                if e.name in SKIP:
+                    continue
+                if e.kind == "dir":
+                    self.folders.add(root / e.rel)
+                elif e.kind == "file":
+                    self.files[root / e.rel] = (root / e.rel).read_bytes()
+            if walk.truncated:  # restore() would take what was never read for an addition and remove it
+                raise RuntimeError(f"cannot guard {root}: it holds {walk.truncated}")
 
     def restore(self) -> list[str]:
-        """Put back what changed or went missing, remove what was added; returns what it had to fix."""
+        """Remove what was added (first, so no file is written back through a link planted in its place), put back
+        what changed or went missing; returns what it had to fix."""
         fixed = []
+        for root in self.roots:
+            if root not in self.folders or root.is_symlink() or not root.is_dir():
+                continue
+            # links are listed, never followed; a folder added since (any depth of one) is listed, not entered
+            walk = Walk(root, max_entries=MAX_ENTRIES,
+                        skip=lambda e: e.name in SKIP or (root / e.rel) not in self.folders)
+            added = [root / e.rel for e in walk if e.name not in SKIP
+                     and (root / e.rel) not in (self.folders if e.kind == "dir" else self.files)]
+            for p in added:
+                remove_tree(p)
+                fixed.append(f"{p} (added)")
+            if walk.truncated:
+                fixed.append(f"{root} (not checked through: it holds {walk.truncated})")
         for p, data in self.files.items():
             try:
-                same = not p.is_symlink() and p.read_bytes() == data
+                same = not p.is_symlink() and p.is_file() and p.read_bytes() == data  # a FIFO would block a read
             except OSError:
                 same = False
             if same:
                 continue
-            if p.is_symlink() or p.is_file():
-                p.unlink()
-            elif p.is_dir():
-                shutil.rmtree(p)
+            remove_tree(p)
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_bytes(data)
             fixed.append(str(p))
-        for root in self.roots:
-            for p in _entries(root) if root.is_dir() else []:
-                if p not in self.files:
-                    if p.is_dir() and not p.is_symlink():
-                        shutil.rmtree(p)
-                    else:
-                        p.unlink()
-                    fixed.append(f"{p} (added)")
         return fixed

@@ -17,8 +17,10 @@ import torch
 from conftest import REPO
 from gpu import cli, grader
 from gpu.grader import STATUSES, grade, reference_submission
+from gpu.integrity import FileGuard
 from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
 from gpu.models import Timeouts
+from sandbox.trees import remove_tree
 
 FIXTURES = REPO / "tests" / "gpu_fixtures"
 KNOWN_GOOD = REPO / "bench" / "gpu" / "kernels"
@@ -395,6 +397,38 @@ def test_a_submission_with_links_is_refused(tmp_path):
     link.symlink_to(PRIVATE_DIR / "softmax_fp32" / "reference.py")
     r = grade(link, "softmax_fp32")
     assert r["status"] == "compile_error" and "a link" in r["reason"]
+
+
+def _nest(folder: Path, levels: int) -> None:
+    """`levels` folders inside one another under `folder`, made through descriptors (os.makedirs recurses)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(levels):
+            os.mkdir("d", dir_fd=fd)
+            deeper = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = deeper
+    finally:
+        os.close(fd)
+
+
+def test_a_deep_tree_planted_among_the_graders_files_is_removed(tmp_path):
+    """Out of the sandbox a submission can plant a 1500-level tree beside the grader's files; restoring them walks
+    without recursion and removes the tree whole."""
+    guarded = tmp_path / "guarded"
+    (guarded / "sub").mkdir(parents=True)
+    (guarded / "sub" / "a.py").write_text("x = 1\n")
+    guard = FileGuard([guarded])
+    (guarded / "sub" / "plant").mkdir()
+    _nest(guarded / "sub" / "plant", 1500)
+    (guarded / "sub" / "a.py").write_text("x = 2\n")
+    try:
+        fixed = guard.restore()
+    finally:
+        remove_tree(guarded / "sub" / "plant")
+    assert sorted(fixed) == [str(guarded.resolve() / "sub" / "a.py"), f"{guarded.resolve() / 'sub' / 'plant'} (added)"]
+    assert (guarded / "sub" / "a.py").read_text() == "x = 1\n" and guard.restore() == []
+
 
 
 def test_an_exception_mid_grading_still_restores_the_graders_files(tmp_path, monkeypatch):
