@@ -36,12 +36,10 @@ import torch.multiprocessing  # noqa: F401  (tensor reductions for the pipe)
 from gpu import checks, device as devmod, timing
 from gpu.integrity import FileGuard
 from gpu.loader import get_task, private_reference
-from gpu.models import KernelTask
+from gpu.models import STATUSES, KernelTask
 from gpu.rand import Rand
 from sandbox.isolation import IsolationConfig, bwrap_argv, bwrap_path, python_runtime_dirs
 
-STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
-            "skipped_no_gpu")
 FLAG_PEAK_FRACTION = 0.8
 FLAG_EAGER_SPEEDUP = 10.0
 VALIDATE_PERCENT = 30  # of the timed calls, besides the last one, checked right after they return

@@ -19,6 +19,10 @@ NAME = r"^[a-z][a-z0-9_]*$"
 
 Shape = dict[str, int]
 
+STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
+            "skipped_no_gpu",
+            "infra")  # the model server or the machine failed, never the model: gpu/kernel_runs.py, not graded
+
 
 class Shapes(BaseModel):
     """Shapes graded on a GPU (public ones are shown to the agent) and the small ones the CPU path uses."""
