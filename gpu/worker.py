@@ -1,5 +1,5 @@
-"""The submission's own process. The grader (gpu/grader.py) starts one per submission with the spawn method and
-talks to it over a pipe: the grader sends inputs and poisoned outputs (shared memory, or CUDA IPC on a GPU), this
+"""The submission's own process. The grader starts one per submission (gpu/channel.py) and talks to it over a
+Unix socket: the grader sends inputs and poisoned outputs (shared memory, or CUDA IPC on a GPU), this
 process runs the kernel on them and answers. It never sees the reference, the expected outputs or the seeds.
 With the "staged" transport (where CUDA IPC does not work, e.g. in some GPU sandboxes) tensors travel as host
 shared memory instead: this process copies them to its device, runs the kernel on its own copies and copies every

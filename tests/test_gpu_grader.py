@@ -15,11 +15,12 @@ import pytest
 import torch
 
 from conftest import REPO
-from gpu import cli, grader
+from gpu import cli, grader, grading
 from gpu.grader import STATUSES, grade, reference_submission
 from gpu.integrity import FileGuard
 from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
 from gpu.models import Timeouts
+from sandbox.isolation import bwrap_path
 from sandbox.trees import remove_tree
 
 FIXTURES = REPO / "tests" / "gpu_fixtures"
@@ -343,7 +344,7 @@ def test_gpu_sandboxed_worker():
     grades the known-good kernel. CUDA IPC may not cross the namespace; the automatic transport then stages."""
     if not HAS_CUDA:
         pytest.skip("skipped_no_gpu: no CUDA device")
-    if grader.bwrap_path() is None:
+    if bwrap_path() is None:
         pytest.skip("no bwrap on this GPU machine")
     boxed = dataclasses.replace(grader.GradeConfig.for_device("cuda"), sandboxed=True)
     r = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32", config=boxed)
@@ -412,6 +413,20 @@ def _nest(folder: Path, levels: int) -> None:
         os.close(fd)
 
 
+def test_a_submission_folder_past_recursion_depth_gets_a_status(tmp_path):
+    """A folder 1500 levels deep beside the kernel: os.walk and shutil.copytree recurse and would raise
+    RecursionError on Python 3.11. The tree is measured without recursion and the grading says why it stops."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "kernel.py").write_text((KNOWN_GOOD / "softmax_fp32" / "kernel.py").read_text())
+    _nest(sub, 1500)
+    try:
+        r = grade(sub, "softmax_fp32")
+    finally:
+        remove_tree(sub)  # pytest's own clean-up of old temporary folders recurses too
+    assert r["status"] == "compile_error" and "nested deeper than" in r["reason"] and r["score"] == 0.0, r["reason"]
+
+
 def test_a_deep_tree_planted_among_the_graders_files_is_removed(tmp_path):
     """Out of the sandbox a submission can plant a 1500-level tree beside the grader's files; restoring them walks
     without recursion and removes the tree whole."""
@@ -430,7 +445,6 @@ def test_a_deep_tree_planted_among_the_graders_files_is_removed(tmp_path):
     assert (guarded / "sub" / "a.py").read_text() == "x = 1\n" and guard.restore() == []
 
 
-
 def test_an_exception_mid_grading_still_restores_the_graders_files(tmp_path, monkeypatch):
     """Out of the sandbox a submission edits another task's private reference; whatever ends the grading, even an
     exception that escapes it, the edit does not outlive it."""
@@ -445,7 +459,7 @@ def test_an_exception_mid_grading_still_restores_the_graders_files(tmp_path, mon
     def boom(*a, **k):
         raise RuntimeError("the grader failed")
 
-    monkeypatch.setattr(grader, "_time_eager", boom)
+    monkeypatch.setattr(grading, "time_eager", boom)
     loose = dataclasses.replace(grader.GradeConfig.for_device("cpu"), sandboxed=False)
     with pytest.raises(RuntimeError, match="the grader failed"):
         grade(kernel, "softmax_fp32", private_root=private, config=loose)
