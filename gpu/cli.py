@@ -1,5 +1,5 @@
-"""`kbench kernels list|show|grade`: the kernel tasks and the grader by hand. The lead wires it into
-kbench_dagster/cli.py with one line, `add_kernels_parser(sub)`; `python -m gpu.cli ...` works on its own."""
+"""`kbench kernels list|show|grade`: the kernel tasks and the grader by hand. kbench_dagster/cli.py registers it
+with `add_kernels_parser(sub)`; `python -m gpu.cli ...` (`main`, which the tests call too) works on its own."""
 
 from __future__ import annotations
 
