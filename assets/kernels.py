@@ -5,16 +5,15 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.runs import run_id_for
 from gpu.kernel_runs import KernelRunSpec, run_kernel_tasks
 from gpu.loader import load_kernel_suite
 from kbench_dagster.ingest import kernel_rows, write_key
+from kbench_dagster.pools import GPU_POOL
 from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
 from sandbox.conditions import select_conditions
 from sandbox.runs import RunSpec
 
-GPU_POOL = "gpu"  # one slot per device (kbench ui sets it), so kernel timings never overlap
 
 
 @dg.asset(group_name="kernels")
@@ -43,7 +42,7 @@ def kernel_gradings(context: dg.AssetExecutionContext, endpoints: ModelEndpoints
     model_id, endpoint_name = found
     endpoint = endpoints.get(endpoint_name)
     cond, seed = parse_cell(cell)
-    run = RunSpec(run_id=run_id_for(agent.agent, model_key), model=model_id, conds=select_conditions(cond), tasks=[],
+    run = RunSpec(run_id=f"dg-{agent.agent}-{model_key}-kernels", model=model_id, conds=select_conditions(cond), tasks=[],
                   url=endpoint.url, seed_list=[seed], timeout_s=agent.timeout_s, agent=agent.agent,
                   tool_format=agent.tool_format, runs_root=Path(agent.runs_root), work_root=sandbox.work_path(),
                   api_key=endpoint.api_key, isolation=sandbox.isolation_config(), server_slots=endpoint.slots)

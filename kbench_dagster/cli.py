@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from dataclasses import replace
@@ -14,22 +13,22 @@ import duckdb
 
 from gpu.cli import add_kernels_parser
 from kbench_dagster.audit_cmd import add_audit_parser
-from kbench_dagster.ingest import ingest_run
+from kbench_dagster import service
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import commands, loaders, tables
+from kbench_dagster.registry_cmd import add_registry_parsers
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
-from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
-from sandbox.runs import RunSpec, Runner, plan, server_slots_of
+from sandbox.runs import server_slots_of
 from sandbox.validation import validate_tasks
 from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite
 from task_defs.loader import select
 
-DEFAULT_URL = "http://127.0.0.1:8093/v1"
+DEFAULT_URL = service.DEFAULT_URL
 SMOKE_TASKS = "fizz,clamp,countlines,counterrors,wordcount,hellosh"  # easy programming and terminal jobs
 
 
@@ -123,29 +122,33 @@ def cmd_validate(args) -> int:
     return 1 if args.strict and counts["skipped"] else 0
 
 
+def run_settings(args) -> service.RunSettings:
+    """`kbench run`'s options as the service's typed settings (one place decides what each option means)."""
+    return service.settings_of(
+        run_id=args.run_id, model=args.model, url=args.url, agent=args.agent, tool_format=args.tool_format,
+        suite=args.suite, tasks=args.tasks, conds=args.conds, thinking=args.thinking, max_tokens=args.max_tokens,
+        extension=args.extension, seeds=list(range(1, args.seeds + 1)), workers=args.workers,
+        timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
+        isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
+        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb)
+
+
 def cmd_run(args) -> int:
-    suite = load_suite(args.suite)
-    tasks = select(suite, args.tasks)
-    conds = select_conditions(args.conds, args.thinking, args.max_tokens, args.extension)
-    cfg = _isolation(args)
-    spec = RunSpec(
-        run_id=_run_id(args.run_id), model=args.model, conds=conds, tasks=tasks, url=args.url, seeds=args.seeds,
-        workers=args.workers, timeout_s=args.timeout, agent=args.agent, tool_format=args.tool_format,
-        runs_root=Path(args.runs), work_root=Path(args.work) if args.work else None, pi_path=args.pi,
-        keep_work=args.keep_work, api_key=os.environ.get("KBENCH_API_KEY"), isolation=cfg,
-        server_slots=args.server_slots,
-        limits=AGENT_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs,
-                                  disk_bytes=int(args.disk_limit_gb * GB)),
-    )
+    if args.seeds < 1:
+        raise ValueError("--seeds must be at least 1")
+    spec, suite = service.build_spec(run_settings(args), api_key=service.cli_api_key())
+    _isolation(args)  # warns when sessions would run without bubblewrap
     slots = server_slots_of(spec)  # asked once here, so the header can say it and the run uses the same answer
     spec = replace(spec, server_slots=slots.slots if slots else 0)
-    total = len(tasks) * len(conds) * args.seeds
+    total = len(spec.tasks) * len(spec.conds) * args.seeds
     shared = (f"{slots.slots} server slots shared with every run against this URL" if slots else
               "server slots not limited (the server reports none; --server-slots N sets them)")
-    print(f"run {spec.run_id}: {len(tasks)} tasks x {len(conds)} conditions x {args.seeds} seeds = {total}, "
+    print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {args.seeds} seeds = {total}, "
           f"agent {args.agent}, model {args.model} at {args.url}, {args.workers} workers, {shared}", file=sys.stderr)
-    runner = Runner(spec, suite)
-    bar = None
+    done_before = service.already_done(spec)
+    bar = Progress(total - done_before, "run")
+    if done_before:
+        print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
 
     def show(r: dict) -> None:
         bar.step(r["outcome"] == "pass")
@@ -153,32 +156,12 @@ def cmd_run(args) -> int:
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
-    runner.on_result = show
-    done_before = sum(1 for a in plan(spec) if (Path(args.runs) / spec.run_id / a.key / "result.json").exists())
-    bar = Progress(total - done_before, "run")
-    if done_before:
-        print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
-    try:
-        summary = runner.run()
-    except Exception:
-        # What did finish is on disk; put it in the store too before the error is shown, so `kbench sql` and the
-        # board agree with the records. The same command later finishes the rest.
-        try:
-            ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
-        except Exception as exc:  # noqa: BLE001 - the run's own error is the one to show
-            print(f"warning: the finished results could not be stored in {args.db} ({exc})", file=sys.stderr)
-        raise
-    counts = ingest_run(ResultsStore(args.db), Path(args.runs), spec.run_id)
-    print(f"ran {summary['ran']}, already done {summary['already_done']}, planned {summary['planned']}; "
-          f"records in {Path(args.runs) / spec.run_id}; {counts.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
+    done = service.run_and_store(spec, suite, ResultsStore(args.db), on_result=show)
+    print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
+          f"{done.summary['planned']}; records in {Path(args.runs) / spec.run_id}; "
+          f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
     print(visible(tables.render(spec.run_id, loaders.load_results(Path(args.runs), spec.run_id))))
     return 0
-
-
-def _run_id(value: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", value):
-        raise ValueError(f"RUNID {value!r}: use letters, digits, '.', '_' and '-' only")
-    return value
 
 
 def cmd_sql(args) -> int:
@@ -326,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_kernels_parser(sub)  # kernels list|show|grade
     add_selftest_parser(sub)  # the hostile fault suite
     add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
+    add_registry_parsers(sub)  # models add|list|remove, regrade
     return p
 
 

@@ -9,20 +9,10 @@ from assets.kernels import kernel_gradings, kernel_tasks
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
-from kbench_dagster.resources import (AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource)
+from kbench_dagster.resources import AgentSettings, ResultsDB, SandboxSettings, SuiteSource, endpoints_from_env
 from kbench_dagster.sensors import BENCHMARK_JOB, new_model_release_sensor
 
 benchmark_job = dg.define_asset_job(BENCHMARK_JOB, selection=[agent_runs, gradings])
-
-
-def endpoints_from_env() -> ModelEndpoints:
-    """KBENCH_ENDPOINTS="name=url,name=url" (default local=http://127.0.0.1:8093/v1); key from KBENCH_API_KEY;
-    KBENCH_SLOTS, else each server's own count at /props, else 1."""
-    spec = os.environ.get("KBENCH_ENDPOINTS", "local=http://127.0.0.1:8093/v1")
-    urls = dict(part.split("=", 1) for part in spec.split(",") if "=" in part)
-    return ModelEndpoints(urls=urls, api_key=dg.EnvVar("KBENCH_API_KEY") if os.environ.get("KBENCH_API_KEY") else None,
-                          slots=int(os.environ["KBENCH_SLOTS"]) if os.environ.get("KBENCH_SLOTS") else None)
-
 
 RESOURCES = {
     "suite_source": SuiteSource(),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
 from sandbox.agents.record import read_events
-from sandbox.records import finished_results
+from sandbox.records import finished_results, read_result
 
 
 def cell_of(condition: str, seed: int) -> str:
@@ -35,6 +35,14 @@ def _events_summary(path: Path) -> dict:
             "errors": kinds["error"] + kinds["tool_format_error"], "bytes": size}
 
 
+def grading_row(r: dict) -> dict:
+    """A gradings row from a result with its latest regrading applied (sandbox.records.read_result)."""
+    return {"run_id": r["run_id"], "model": r["model"], "condition": r["condition"], "task": r["task"],
+            "seed": r["seed"], "outcome": r["outcome"], "detail": r.get("detail"),
+            "test_duration_s": r.get("test_duration_s"), "suite_fingerprint": r["suite_fingerprint"],
+            "regraded": r["regraded"], "graded_at": r["graded_at"]}
+
+
 def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None = None) -> dict[str, list[dict]]:
     """Rows for the attempts, gradings, runs and events_summary tables from one run's records."""
     run_dir = Path(run_dir)
@@ -42,16 +50,13 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     url = manifest.get("settings", {}).get("url")
     attempts, gradings, events = [], [], []
     for path in finished_results(run_dir):
-        r = json.loads(path.read_text())
+        r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
         row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
         row.update(server_url=url, record_path=str(path.parent))
         attempts.append(row)
-        gradings.append({"run_id": r["run_id"], "model": r["model"], "condition": r["condition"], "task": r["task"],
-                         "seed": r["seed"], "outcome": r["outcome"], "detail": r.get("detail"),
-                         "test_duration_s": r.get("test_duration_s"), "suite_fingerprint": r["suite_fingerprint"],
-                         "regraded": False, "graded_at": r.get("finished_at")})
+        gradings.append(grading_row(read_result(path)))
         events.append({"run_id": r["run_id"], "condition": r["condition"], "task": r["task"], "seed": r["seed"],
                        **_events_summary(path.parent / "events.jsonl")})
     runs = []
@@ -66,15 +71,24 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     return {"attempts": attempts, "gradings": gradings, "runs": runs, "events_summary": events}
 
 
+def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
+               tables: tuple[str, ...] = ("attempts", "gradings", "runs", "events_summary")) -> dict[str, int]:
+    """One cell of a run into the store under `key` (delete-then-insert), with the run's manifest."""
+    rows = collect_rows(run_dir, condition, seed)
+    counts = store.replace_partition(key, {t: rows[t] for t in tables})
+    if (Path(run_dir) / "manifest.json").exists():
+        store.upsert_manifest(json.loads((Path(run_dir) / "manifest.json").read_text()))
+    return counts
+
+
 def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, int]:
     """Write every cell of a run into the store (each cell delete-then-insert) and its manifest."""
     run_dir = Path(runs_root) / run_id
     cells = sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
     totals: Counter = Counter()
     for condition, seed in cells:
-        counts = store.replace_partition(write_key(run_id, cell_of(condition, seed)), collect_rows(run_dir, condition, seed))
-        totals.update(counts)
-    if (run_dir / "manifest.json").exists():
+        totals.update(store_cell(store, run_dir, condition, seed, write_key(run_id, cell_of(condition, seed))))
+    if not cells and (run_dir / "manifest.json").exists():
         store.upsert_manifest(json.loads((run_dir / "manifest.json").read_text()))
     return dict(totals)
 

@@ -17,15 +17,23 @@ cell_partitions = dg.StaticPartitionsDefinition(CELLS)
 run_partitions = dg.MultiPartitionsDefinition({"model": model_partitions, "cell": cell_partitions})
 
 
-def model_key(model_id: str) -> str:
-    """A partition key for a model id: Dagster forbids `| [ ] ,` in keys, and a key must stay readable.
+ENDPOINT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
-    Changed ids get a short hash so two ids that clean to the same text never share a key.
-    """
+
+def check_endpoint_name(name: str) -> str:
+    if not ENDPOINT_NAME.fullmatch(name):
+        raise ValueError(f"endpoint name {name!r}: use letters, digits, '.', '_' and '-' (at most 40)")
+    return name
+
+
+def model_key(model_id: str, endpoint: str) -> str:
+    """The partition key of a model served by one endpoint: MODEL@ENDPOINT, so the same model id on two servers
+    is two benchmarked rows. Dagster forbids `| [ ] ,` in keys and a key must stay readable: a changed id gets a
+    short hash so two ids that clean to the same text never share a key."""
     clean = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("_")[:80] or "model"
     if clean != model_id:
         clean = f"{clean}-{hashlib.sha256(model_id.encode()).hexdigest()[:6]}"
-    return clean
+    return f"{clean}@{check_endpoint_name(endpoint)}"
 
 
 def parse_cell(cell: str) -> tuple[str, int]:

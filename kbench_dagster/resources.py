@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import dagster as dg
 from pydantic import PrivateAttr
 
+from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation import IsolationConfig
+from sandbox.limits import AGENT_LIMITS, GB
 from sandbox.server_probe import fetch_json, reported_slots
 from sandbox.workdirs import default_work_root
 from task_defs import Suite, load_suite
@@ -51,6 +54,12 @@ class AgentSettings(dg.ConfigurableResource):
     runs_root: str = "runs"
     tasks: str = ""  # ids, categories or tiers; empty = the whole suite
     kernel_tasks: str = ""  # kernel task ids, comma-separated; empty = every kernel task
+    pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
+    keep_work: bool = False
+    # the agent session's watchdog limits, as `kbench run` takes them
+    rss_limit_gb: float = AGENT_LIMITS.rss_limit_bytes / GB
+    max_procs: int = AGENT_LIMITS.max_procs
+    disk_limit_gb: float = AGENT_LIMITS.disk_bytes / GB
 
 
 class ResultsDB(dg.ConfigurableResource):
@@ -93,6 +102,17 @@ class ModelEndpoints(dg.ConfigurableResource):
     def list_models(self, name: str) -> list[str]:
         data = fetch_json(self.get(name).url.rstrip("/") + "/models", self.api_key)
         return [m["id"] for m in data.get("data", [])]
+
+
+def endpoints_from_env() -> ModelEndpoints:
+    """KBENCH_ENDPOINTS="name=url,name=url" (default local=http://127.0.0.1:8093/v1); key from KBENCH_API_KEY;
+    KBENCH_SLOTS, else each server's own count at /props, else 1."""
+    spec = os.environ.get("KBENCH_ENDPOINTS", "local=http://127.0.0.1:8093/v1")
+    urls = dict(part.split("=", 1) for part in spec.split(",") if "=" in part)
+    for name in urls:
+        check_endpoint_name(name)
+    return ModelEndpoints(urls=urls, api_key=dg.EnvVar("KBENCH_API_KEY") if os.environ.get("KBENCH_API_KEY") else None,
+                          slots=int(os.environ["KBENCH_SLOTS"]) if os.environ.get("KBENCH_SLOTS") else None)
 
 
 class ScriptedEndpoints(ModelEndpoints):

@@ -1,8 +1,6 @@
 """new_model_release_sensor: a model id a server lists for the first time becomes a partition and gets runs."""
 
 
-import json
-
 import dagster as dg
 
 from kbench_dagster.partitions import CELLS, model_key, model_partitions
@@ -16,10 +14,10 @@ RELEASE_CELLS = [c for c in CELLS if c.endswith(".s1")]
 @dg.sensor(job_name=BENCHMARK_JOB, minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.STOPPED)
 def new_model_release_sensor(context: dg.SensorEvaluationContext, endpoints: ModelEndpoints,
                              results_db: ResultsDB) -> dg.SensorResult | dg.SkipReason:
-    """Polls /v1/models of every endpoint; new model ids are added as partitions and benchmarked."""
-    seen = set(json.loads(context.cursor)) if context.cursor else set()
-    new_keys, requests, failures = [], [], []
+    """Polls /v1/models of every endpoint into the models table; every registered model (also those added with
+    `kbench models add`) is a partition MODEL@ENDPOINT, and a new one is benchmarked on seed 1."""
     store = results_db.store()
+    failures = []
     for ep in endpoints.endpoints():
         try:
             ids = endpoints.list_models(ep.name)
@@ -27,20 +25,23 @@ def new_model_release_sensor(context: dg.SensorEvaluationContext, endpoints: Mod
             failures.append(f"{ep.name}: {exc}")
             continue
         for model_id in ids:
-            marker = f"{ep.name}\t{model_id}"
-            if marker in seen:
-                continue
-            seen.add(marker)
-            key = model_key(model_id)
-            store.remember_model(key, model_id, ep.name)
-            new_keys.append(key)
-            for cell in RELEASE_CELLS:
-                requests.append(dg.RunRequest(
-                    run_key=f"{key}:{cell}",
-                    partition_key=dg.MultiPartitionKey({"model": key, "cell": cell}),
-                    tags={"kbench/endpoint": ep.name, "kbench/model": model_id}))
-    if not new_keys:
+            store.remember_model(model_key(model_id, ep.name), model_id, ep.name)
+    registered = {m["model_key"]: m for m in store.models()}
+    existing = set(context.instance.get_dynamic_partitions(model_partitions.name))
+    new_keys = sorted(set(registered) - existing)
+    removed = sorted(existing - set(registered))  # `kbench models remove`: results stay, no more runs
+    requests = [dg.RunRequest(run_key=f"{key}:{cell}",
+                              partition_key=dg.MultiPartitionKey({"model": key, "cell": cell}),
+                              tags={"kbench/endpoint": registered[key]["endpoint"],
+                                    "kbench/model": registered[key]["model_id"]})
+                for key in new_keys for cell in RELEASE_CELLS]
+    if not new_keys and not removed:
         return dg.SkipReason("no new model ids" + (f"; unreachable: {'; '.join(failures)}" if failures else ""))
-    context.log.info(f"new models: {', '.join(new_keys)}; {len(requests)} runs requested")
-    return dg.SensorResult(run_requests=requests, cursor=json.dumps(sorted(seen)),
-                           dynamic_partitions_requests=[model_partitions.build_add_request(new_keys)])
+    context.log.info(f"new models: {', '.join(new_keys) or 'none'}; removed: {', '.join(removed) or 'none'}; "
+                     f"{len(requests)} runs requested")
+    changes = []
+    if new_keys:
+        changes.append(model_partitions.build_add_request(new_keys))
+    if removed:
+        changes.append(model_partitions.build_delete_request(removed))
+    return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=changes)

@@ -137,14 +137,45 @@ class ResultsStore:
                 manifest.get("created"), json.dumps(manifest["versions"]), json.dumps(manifest.get("gpus", [])),
                 json.dumps(manifest.get("server", {})), json.dumps(s)])
 
-    def remember_model(self, model_key: str, model_id: str, endpoint: str) -> None:
+    def remember_model(self, model_key: str, model_id: str, endpoint: str) -> bool:
+        """Register a model on an endpoint (the sensor and `kbench models add` both write here); False if it
+        was registered already."""
         with self.connect() as con:
-            con.execute("INSERT INTO models VALUES (?, ?, ?, now()) ON CONFLICT DO NOTHING", [model_key, model_id, endpoint])
+            known = con.execute("SELECT 1 FROM models WHERE model_key = ?", [model_key]).fetchone()
+            con.execute("INSERT INTO models VALUES (?, ?, ?, now()) ON CONFLICT DO NOTHING",
+                        [model_key, model_id, endpoint])
+        return known is None
+
+    def forget_model(self, model_key: str) -> bool:
+        """Unregister a model; its results stay. False if it was not registered."""
+        with self.connect() as con:
+            known = con.execute("SELECT 1 FROM models WHERE model_key = ?", [model_key]).fetchone()
+            con.execute("DELETE FROM models WHERE model_key = ?", [model_key])
+        return known is not None
+
+    def models(self) -> list[dict]:
+        with self.connect() as con:
+            rows = con.execute("SELECT model_key, model_id, endpoint, first_seen FROM models "
+                               "ORDER BY model_id, endpoint").fetchall()
+        return [dict(zip(("model_key", "model_id", "endpoint", "first_seen"), r)) for r in rows]
 
     def model_of(self, model_key: str) -> tuple[str, str] | None:
         with self.connect() as con:
             row = con.execute("SELECT model_id, endpoint FROM models WHERE model_key = ?", [model_key]).fetchone()
         return (row[0], row[1]) if row else None
+
+    def partition_of(self, run_id: str, condition: str, seed: int) -> str | None:
+        """The store partition that holds a run's cell (its gradings must live there too)."""
+        with self.connect() as con:
+            row = con.execute("SELECT partition_key FROM attempts WHERE run_id = ? AND condition = ? AND seed = ? "
+                              "LIMIT 1", [run_id, condition, seed]).fetchone()
+        return row[0] if row else None
+
+    def run_of(self, partition_key: str) -> str | None:
+        """The run whose rows a store partition holds now."""
+        with self.connect() as con:
+            row = con.execute("SELECT run_id FROM runs WHERE partition_key = ? LIMIT 1", [partition_key]).fetchone()
+        return row[0] if row else None
 
     def query(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
         """A read-only query: a user's SQL can never change the results."""

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kbench_dagster.pools import GPU_POOL, MODEL_SERVER_POOL, POOLS
+
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
@@ -22,8 +24,9 @@ def prepare_home(home: Path, slots: int, gpus: int = 1) -> Path:
     (home / "dagster.yaml").write_text(text)
     instance = dg.DagsterInstance.from_config(str(home))
     try:
-        instance.event_log_storage.set_concurrency_slots("model_server", slots)
-        instance.event_log_storage.set_concurrency_slots("gpu", gpus)
+        limits = {MODEL_SERVER_POOL: slots, GPU_POOL: gpus}
+        for pool in POOLS:
+            instance.event_log_storage.set_concurrency_slots(pool, limits[pool])
     finally:
         instance.dispose()
     return home
@@ -58,7 +61,7 @@ def pool_slots() -> int:
     (each server's own limit is kept by the session slots), else 1."""
     if os.environ.get("KBENCH_SLOTS"):
         return int(os.environ["KBENCH_SLOTS"])
-    from kbench_dagster.definitions import endpoints_from_env
+    from kbench_dagster.resources import endpoints_from_env
     from sandbox.server_probe import reported_slots
 
     key = os.environ.get("KBENCH_API_KEY")

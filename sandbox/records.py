@@ -23,7 +23,35 @@ MAX_KEPT_PATH = 1024  # characters of a path below the work folder
 MAX_KEPT_TOTAL = 256 * 1024 * 1024
 MAX_LEFT_OUT_LISTED = 200
 SKIPPED_NAMES = {"__pycache__", ".pytest_cache", ".mypy_cache", ".cache", "node_modules", ".npm"}
+RESULT = "result.json"
+# Written beside result.json when the attempt's final files are graded again by a newer hidden test; readers
+# take its verdict over the first one (read_result), so reports, the store and the board agree.
+REGRADING = "regrading.json"
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9@._-]{0,159}")
 CLAIM = re.compile(r"\b(works?|working|pass(es|ed|ing)?|correct(ly)?|succe(ss|eded|ssful|ssfully)|verified)\b", re.I)
+
+
+def check_run_id(value: str) -> str:
+    """A run id names a folder under the runs root: nothing that could climb out of it or look like an option."""
+    if not RUN_ID.fullmatch(value):
+        raise ValueError(f"RUNID {value!r}: use letters, digits, '@', '.', '_' and '-' only (at most 160), "
+                         "starting with a letter or digit")
+    return value
+
+
+def read_result(path: Path) -> dict:
+    """An attempt's result.json with its latest regrading applied (outcome, detail, test duration, fingerprint);
+    `regraded` and `graded_at` say which verdict it is."""
+    r = json.loads(Path(path).read_text())
+    r.setdefault("regraded", False)
+    r.setdefault("graded_at", r.get("finished_at"))
+    again = Path(path).with_name(REGRADING)
+    if again.exists():
+        g = json.loads(again.read_text())
+        r.update({k: g[k] for k in ("outcome", "detail", "test_duration_s", "suite_fingerprint", "graded_at")},
+                 regraded=True, first_outcome=r["outcome"])
+        r["false_claim"] = is_false_claim(r.get("final_message", ""), r["outcome"])
+    return r
 
 
 def attempt_dir(runs_root: Path, run_id: str, cond: str, task: str, seed: int) -> Path:

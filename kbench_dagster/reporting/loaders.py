@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 
-from sandbox.records import finished_results
-
-
-def _check_run_id(value: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", value):
-        raise ValueError(f"RUNID {value!r}: use letters, digits, '.', '_' and '-' only")
-    return value
+from sandbox.records import check_run_id, finished_results, read_result
 
 
 def load_results(runs_root: Path, run_id: str) -> list[dict]:
-    run_dir = Path(runs_root) / _check_run_id(run_id)
+    """Every finished attempt of a run with its current verdict (a regrading wins over the first grading)."""
+    run_dir = Path(runs_root) / check_run_id(run_id)
     if not run_dir.is_dir():
         raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
     out = []
     for p in finished_results(run_dir):
-        r = json.loads(p.read_text())
+        r = read_result(p)
         r["record_path"] = str(p.parent)
         out.append(r)
     return out

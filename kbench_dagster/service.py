@@ -1,0 +1,187 @@
+"""The one service behind `kbench run`, `kbench demo`, `kbench regrade` and the Dagster assets.
+
+Settings (typed, checked at the edge) -> one RunSpec factory -> the Runner -> the store (every table and the
+manifest) -> regrading. The CLI and the assets are thin callers of these functions, so a cell run either way
+leaves the same rows. Never imports dagster.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from kbench_dagster.ingest import cell_of, ingest_run, store_cell, write_key
+from kbench_dagster.store import ResultsStore
+from sandbox.conditions import select_conditions
+from sandbox.isolation import IsolationConfig
+from sandbox.limits import AGENT_LIMITS, GB
+from sandbox.records import check_run_id, finished_results
+from sandbox.regrade import RegradeSummary, regrade_run
+from sandbox.runs import RunSpec, Runner, plan
+from sandbox.workdirs import default_work_root
+from task_defs import Suite, load_suite
+from task_defs.loader import select
+
+DEFAULT_URL = "http://127.0.0.1:8093/v1"
+
+
+class RunSettings(BaseModel):
+    """Everything that decides what a run does, as a user states it; never the API key."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    model: str = Field(min_length=1)
+    url: str = DEFAULT_URL
+    agent: Literal["pi", "builtin"] = "pi"
+    tool_format: Literal["native", "text", "auto"] = "auto"
+    suite: str = "kbench"
+    tasks: str | None = None  # ids, categories or tiers, comma-separated; None: the whole suite
+    conds: str | None = None  # condition names, comma-separated; None: the default conditions
+    thinking: Literal["off", "medium"] | None = None
+    max_tokens: int | None = Field(default=None, ge=1)
+    extension: str | None = None
+    seeds: list[int] = [1]
+    workers: int = Field(default=1, ge=1)
+    timeout_s: float = Field(default=600.0, gt=0)
+    runs_root: str = "runs"
+    work_root: str | None = None
+    pi_path: str | None = None
+    keep_work: bool = False
+    isolation: Literal["auto", "bwrap", "none"] = "auto"
+    server_slots: int | None = Field(default=None, ge=0)
+    rss_limit_gb: float = Field(default=AGENT_LIMITS.rss_limit_bytes / GB, gt=0)
+    max_procs: int = Field(default=AGENT_LIMITS.max_procs, ge=1)
+    disk_limit_gb: float = Field(default=AGENT_LIMITS.disk_bytes / GB, gt=0)
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id(cls, v: str) -> str:
+        return check_run_id(v)
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, v: list[int]) -> list[int]:
+        if not v or any(s < 1 for s in v) or len(set(v)) != len(v):
+            raise ValueError("seeds must be distinct numbers from 1")
+        return v
+
+
+def settings_of(**fields) -> RunSettings:
+    """RunSettings from keyword values; a bad value is a ValueError that names the setting and what it takes."""
+    try:
+        return RunSettings(**fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors())
+        raise ValueError(f"run settings: {problems}") from None
+
+
+def build_spec(settings: RunSettings, suite: Suite | None = None, api_key: str | None = None) -> tuple[RunSpec, Suite]:
+    """The one RunSpec factory: the suite, tasks, conditions, limits and isolation a run's settings name."""
+    suite = suite or load_suite(settings.suite)
+    spec = RunSpec(
+        run_id=settings.run_id, model=settings.model, url=settings.url, agent=settings.agent,
+        tool_format=settings.tool_format, tasks=select(suite, settings.tasks),
+        conds=select_conditions(settings.conds, settings.thinking, settings.max_tokens, settings.extension),
+        seeds=len(settings.seeds), seed_list=list(settings.seeds), workers=settings.workers,
+        timeout_s=settings.timeout_s, runs_root=Path(settings.runs_root),
+        work_root=Path(settings.work_root) if settings.work_root else None, pi_path=settings.pi_path,
+        keep_work=settings.keep_work, api_key=api_key, isolation=IsolationConfig(mode=settings.isolation),
+        server_slots=settings.server_slots,
+        limits=AGENT_LIMITS.with_(rss_limit_bytes=int(settings.rss_limit_gb * GB), max_procs=settings.max_procs,
+                                  disk_bytes=int(settings.disk_limit_gb * GB)))
+    return spec, suite
+
+
+def cli_api_key() -> str | None:
+    """The CLI's key comes from the environment only: never an argument (shell history, ps)."""
+    return os.environ.get("KBENCH_API_KEY")
+
+
+def already_done(spec: RunSpec) -> int:
+    return sum(1 for a in plan(spec) if (Path(spec.runs_root) / spec.run_id / a.key / "result.json").exists())
+
+
+@dataclass
+class RunOutcome:
+    spec: RunSpec
+    summary: dict
+    stored: dict[str, int] = field(default_factory=dict)
+
+
+def run_and_store(spec: RunSpec, suite: Suite, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
+                  store_as: Callable[[RunSpec, ResultsStore], dict[str, int]] | None = None) -> RunOutcome:
+    """Run every attempt without a result, then store the run. What finished is stored even when the run stops
+    with an error (the error is raised afterwards), so SQL and the board agree with the records; the same call
+    later does the rest."""
+    runner = Runner(spec, suite, on_result=on_result)
+    keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
+    try:
+        summary = runner.run()
+    except Exception as err:
+        try:
+            keep(runner.spec, store)
+        except Exception as exc:  # noqa: BLE001 - the run's own error is the one to raise
+            err.add_note(f"the finished results could not be stored in {store.path} ({exc})")
+        raise
+    return RunOutcome(runner.spec, summary, keep(runner.spec, store))
+
+
+# ---------------------------------------------------------------------------------------------- cells
+
+def cell_run_id(agent: str, model_key: str, cell: str, suite: Suite) -> str:
+    """A Dagster cell's run id: one cell, one suite version. A new cell never meets an old run's manifest, and a
+    cell run again after the hidden tests changed starts afresh instead of mixing two versions."""
+    return check_run_id(f"dg-{agent}-{model_key}-{cell}-{suite.fingerprint[:8]}")
+
+
+def partition_store_key(agent: str, model_key: str, cell: str) -> str:
+    """Where a Dagster cell's rows live in the store: whichever run last filled the partition replaces them."""
+    return f"dg-{agent}-{model_key}/{cell}"
+
+
+def store_run_cell(spec: RunSpec, store: ResultsStore, key: str) -> dict[str, int]:
+    """A one-cell run into the store under `key` (every table and the manifest)."""
+    cond, seed = spec.conds[0].name, plan(spec)[0].seed
+    return store_cell(store, Path(spec.runs_root) / spec.run_id, cond, seed, key)
+
+
+def cells_of(run_dir: Path) -> list[tuple[str, int]]:
+    return sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
+
+
+@dataclass
+class RegradeOutcome:
+    run_id: str
+    summary: RegradeSummary
+    stored: dict[str, int]
+
+
+def regrade_and_store(runs_root: Path, run_id: str, suite: Suite, store: ResultsStore, cfg: IsolationConfig,
+                      work_root: Path | None = None, key_of: Callable[[str, int], str] | None = None,
+                      cell: tuple[str, int] | None = None, on_regraded=None) -> RegradeOutcome:
+    """Grade a run's stale attempts with today's hidden tests and write its gradings rows (each cell replaced).
+    `key_of(condition, seed)` names the store partition of a cell (default: the one that holds the cell's
+    attempts, else the CLI's run/cell key), so a regraded verdict always sits beside its attempt."""
+    run_dir = Path(runs_root) / check_run_id(run_id)
+    if not (run_dir / "manifest.json").exists():
+        raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
+    summary = RegradeSummary()
+    stored: Counter = Counter()
+    for condition, seed in [cell] if cell else cells_of(run_dir):
+        part = regrade_run(run_dir, suite, work_root or default_work_root(), cfg, condition, seed, on_regraded)
+        summary.regraded += part.regraded
+        summary.current += part.current
+        summary.unscored += part.unscored
+        summary.gone += part.gone
+        held = store.partition_of(run_id, condition, seed)
+        key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
+        # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt
+        tables = ("gradings",) if held else ("attempts", "gradings", "runs", "events_summary")
+        stored.update(store_cell(store, run_dir, condition, seed, key, tables=tables))
+    return RegradeOutcome(run_id, summary, dict(stored))
