@@ -123,6 +123,8 @@ class Graded:
     partial: Path
     base: dict
     stats: SessionStats
+    stages: dict  # seconds per stage so far (Runner._finish records them)
+    agent_done: float  # monotonic time the agent phase ended: the wait for a grader starts here
 
 
 class RunConflict(ValueError):
@@ -216,6 +218,7 @@ class Runner:
         self.requeues: dict[str, int] = {}
         self._t0: dict[str, float] = {}
         self._started: dict[str, str] = {}
+        self._stages: dict[str, dict] = {}  # per attempt: seconds spent in each stage of this try
         self._grading: list = []
         self._errors: list[str] = []
         self._stopping: RunStopped | None = None  # why no further attempt may start (full disk, dead server)
@@ -377,11 +380,6 @@ class Runner:
                 "started_at": self._started.get(a.key) or time.strftime("%Y-%m-%dT%H:%M:%S"),
                 "isolation": self.spec.isolation.resolve()}
 
-    def execute(self, a: Attempt) -> dict | None:
-        """One attempt, start to finish; None means 'put it back in the queue'."""
-        outcome = self.agent_phase(a)
-        return self.grade_phase(outcome) if isinstance(outcome, Graded) else outcome
-
     def agent_phase(self, a: Attempt) -> Graded | dict | None:
         """Set up the folder and run the agent: a finished result (skipped, infra), work to grade, or None."""
         dest = self._dest(a)
@@ -391,6 +389,7 @@ class Runner:
         events = EventLog(partial / "events.jsonl")
         self._started[a.key] = time.strftime("%Y-%m-%dT%H:%M:%S")
         self._t0[a.key] = time.monotonic()
+        stages = self._stages[a.key] = {}
         base = self._base(a)
         missing = missing_requirements(a.task)
         if missing:
@@ -431,12 +430,18 @@ class Runner:
                 return None
             return self._finish(dest, partial, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
                                                 "infra_error": infra, "requeues": _requeued(dest)})
-        return Graded(a, dest, partial, base, stats)
+        return Graded(a, dest, partial, base, stats, stages, time.monotonic())
 
     def grade_phase(self, job: Graded) -> dict:
         a, partial, stats = job.attempt, job.partial, job.stats
+        t = time.monotonic()
+        job.stages["grade_wait_s"] = round(t - job.agent_done, 3)
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
         g = grade(a.task, workdir, output_path=partial / "tests.txt", cfg=self.spec.isolation, log_path=self.log_path)
+        # the hidden test itself, and what starting and ending its sandbox cost around it
+        job.stages["test_s"] = round(g.duration_s, 3)
+        job.stages["judge_overhead_s"] = round(max(0.0, time.monotonic() - t - g.duration_s), 3)
+        t = time.monotonic()
         full = ran_full(self._places())
         if full:  # the hidden test's verdict cannot be trusted: no result, so the next run redoes the attempt
             raise DiskFull(f"{full} (while grading {a.key})")
@@ -448,19 +453,27 @@ class Runner:
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": _test_kills(g.session),
                   "files_left_out": left_out, "requeues": _requeued(job.dest)}
+        job.stages["record_s"] = round(time.monotonic() - t, 3)  # keeping the final files, freeing the folder
         return self._finish(job.dest, partial, result)
 
     def _sessions(self, a: Attempt, partial: Path, events: EventLog) -> tuple[SessionStats, str | None]:
         """Prepare the folder, then one agent session per prompt; returns the stats and any infra error."""
         total = SessionStats()
+        stages = self._stages.setdefault(a.key, {})
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
+        t = time.monotonic()
         try:
             prepare_workdir(a.task, workdir, self.spec.isolation)
         except PrepareError as exc:
             return total, f"task setup failed: {exc}"
+        stages["setup_s"] = round(time.monotonic() - t, 3)
+        stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
         limits = self.spec.limits.with_(timeout_s=min(self.spec.timeout_s, a.task.agent_timeout))
         for i, prompt in enumerate(a.task.all_prompts):
-            if not wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s):
+            t = time.monotonic()
+            up = wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s)
+            stages["server_wait_s"] = round(stages["server_wait_s"] + time.monotonic() - t, 3)
+            if not up:
                 with self._lock:  # it was down for the whole wait, at least
                     if self._down_since is None:
                         self._down_since = time.monotonic() - self.spec.server_wait_s
@@ -468,8 +481,12 @@ class Runner:
             with self._lock:
                 self._down_since = None
             events.session = i
+            t = time.monotonic()
             with session_slot(self.slots, events):
+                t_slot = time.monotonic()
                 stats = self.agent.run(prompt, workdir, a.cond, self.spec.isolation, limits, events, self.log_path)
+            stages["slot_wait_s"] = round(stages["slot_wait_s"] + t_slot - t, 3)
+            stages["agent_s"] = round(stages["agent_s"] + time.monotonic() - t_slot, 3)
             total.add(stats)
             if stats.infra_error:
                 return total, stats.infra_error
@@ -495,6 +512,7 @@ class Runner:
         key = f"{result['condition']}/{result['task']}/s{result['seed']}"
         result["wall_s"] = round(time.monotonic() - self._t0.pop(key, time.monotonic()), 3)
         self._started.pop(key, None)
+        result["stages"] = self._stages.pop(key, {})
         kept = dest.with_name(dest.name + ".requeued")
         if kept.exists():
             kept.rename(partial / "requeued")
