@@ -395,6 +395,22 @@ _FORWARD_DUNDERS = {"__name__", "__qualname__", "__doc__", "__module__"}
 
 
 _PLAIN_ARGS = {"LOAD_FAST", "LOAD_CONST", "BINARY_OP", "UNARY_NEGATIVE"}
+# The interpreters whose bytecode _callee() and _code_info() were written against (PRECALL, LOAD_METHOD, CALL then
+# POP_TOP, the exception table). Another version compiles `s.push(x)` differently: the reading would find no
+# statement to pipeline, or worse skip the wait for a call whose value is used; so load() refuses to run there.
+_PIPELINE_PYTHONS = {("cpython", 3, 11)}
+
+
+def _check_python():
+    v = sys.version_info
+    if (sys.implementation.name, v[0], v[1]) in _PIPELINE_PYTHONS:
+        return
+    known = ", ".join("%s %d.%d" % k for k in sorted(_PIPELINE_PYTHONS))
+    raise RuntimeError(
+        "kbtest.py: load() pipelines calls by reading the bytecode of %s, and this is %s %d.%d.%d. Run the hidden "
+        "tests with a Python the harness knows (the grader runs /usr/bin/python3), or teach _callee() and "
+        "_code_info() this version's bytecode, add it to _PIPELINE_PYTHONS and run tests/test_kbtest_pipelining.py."
+        % (known, sys.implementation.name, v[0], v[1], v[2]))
 
 
 def _callee(ins, i):
@@ -422,21 +438,18 @@ def _code_info(code):
     try/with handlers)."""
     info = _CODE_INFO.get(code)
     if info is None:
-        try:
-            import dis
-            ins = list(dis.get_instructions(code))
-            drops = {}
-            for i, a in enumerate(ins[:-1]):
-                if a.opname == "CALL" and ins[i + 1].opname == "POP_TOP":
-                    name = _callee(ins, i)
-                    if name is None:
-                        continue
-                    drops[a.offset] = name
-                    if i and ins[i - 1].opname == "PRECALL":  # 3.11 runs len(x) inside a specialised PRECALL
-                        drops[ins[i - 1].offset] = name
-            guarded = [(e.start, e.end) for e in dis._parse_exception_table(code)]
-        except Exception:  # another Python: never guess, always wait
-            drops, guarded = {}, []
+        import dis  # only a judge that load()s anything pays for it
+        ins = list(dis.get_instructions(code))
+        drops = {}
+        for i, a in enumerate(ins[:-1]):
+            if a.opname == "CALL" and ins[i + 1].opname == "POP_TOP":
+                name = _callee(ins, i)
+                if name is None:
+                    continue
+                drops[a.offset] = name
+                if i and ins[i - 1].opname == "PRECALL":  # 3.11 runs len(x) inside a specialised PRECALL
+                    drops[ins[i - 1].offset] = name
+        guarded = [(e.start, e.end) for e in dis._parse_exception_table(code)]
         info = _CODE_INFO[code] = (drops, guarded)
     return info
 
@@ -893,6 +906,7 @@ def _raise_remote(info):
 
 def load(filename, modname=None):
     """Import the agent's Python file in a process of its own; any failure is a crash. Returns a proxy."""
+    _check_python()
     modname = modname or os.path.splitext(os.path.basename(filename))[0]
     child = _Child(filename, modname)
     try:
