@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from kbench_dagster.reporting import stats
+from kbench_dagster.reporting import pairwise, stats
 
 
 def rows_for(task_outcomes: dict[str, list[str]], category: dict[str, str] | None = None, **extra) -> list[dict]:
@@ -75,20 +75,20 @@ def test_clustered_se_equals_millers_formula_with_equal_seeds():
 
 def test_mcnemar_known_values_and_symmetry():
     # b=1, c=5, n=6: P(X<=1) = 7/64; exact p = 14/64; mid-p = 14/64 - 6/64
-    r = stats.mcnemar(1, 5)
+    r = pairwise.mcnemar(1, 5)
     assert r["p_exact"] == pytest.approx(14 / 64) and r["p_mid"] == pytest.approx(8 / 64)
     for b, c in [(0, 7), (3, 9), (4, 4), (12, 2)]:
-        assert stats.mcnemar(b, c)["p_exact"] == pytest.approx(stats.mcnemar(c, b)["p_exact"])
-        assert stats.mcnemar(b, c)["p_mid"] == pytest.approx(stats.mcnemar(c, b)["p_mid"])
-    assert stats.mcnemar(4, 4)["p_mid"] == pytest.approx(1.0)
-    assert stats.mcnemar(0, 0) == {"b": 0, "c": 0, "p_exact": 1.0, "p_mid": 1.0}
+        assert pairwise.mcnemar(b, c)["p_exact"] == pytest.approx(pairwise.mcnemar(c, b)["p_exact"])
+        assert pairwise.mcnemar(b, c)["p_mid"] == pytest.approx(pairwise.mcnemar(c, b)["p_mid"])
+    assert pairwise.mcnemar(4, 4)["p_mid"] == pytest.approx(1.0)
+    assert pairwise.mcnemar(0, 0) == {"b": 0, "c": 0, "p_exact": 1.0, "p_mid": 1.0}
 
 
 def test_paired_t_and_minimum_detectable_gap_known_values():
     # per-task differences 1, 0, 0.5, 0.5 (two seeds each): mean 0.5, sd sqrt(0.5/3) = 0.4082
     a = rows_for({"t1": ["pass", "pass"], "t2": ["wrong", "wrong"], "t3": ["pass", "wrong"], "t4": ["pass", "pass"]})
     b = rows_for({"t1": ["wrong", "wrong"], "t2": ["wrong", "wrong"], "t3": ["wrong", "wrong"], "t4": ["pass", "wrong"]})
-    r = stats.paired(stats.task_table(a), stats.task_table(b))
+    r = pairwise.paired(stats.task_table(a), stats.task_table(b))
     assert r["tasks"] == 4 and r["mean_diff"] == pytest.approx(0.5)
     assert r["sd_diff"] == pytest.approx(math.sqrt(0.5 / 3))
     # t = 0.5 / (0.4082 / 2) = sqrt(6) = 2.449 on 3 df: two-sided p = 0.0917
@@ -97,18 +97,18 @@ def test_paired_t_and_minimum_detectable_gap_known_values():
     assert r["ci_t"][0] == pytest.approx(0.5 - half, abs=1e-4) and r["ci_t"][1] == pytest.approx(0.5 + half, abs=1e-4)
     # (1.95996 + 0.84162) * 0.40825 / sqrt(4)
     assert r["mdg"] == pytest.approx(0.57187, abs=1e-4)
-    assert stats.min_detectable_gap(0.4, 64) == pytest.approx(2.801585 * 0.05, abs=1e-5)
+    assert pairwise.min_detectable_gap(0.4, 64) == pytest.approx(2.801585 * 0.05, abs=1e-5)
 
 
 def test_mcnemar_uses_one_seed_never_the_pooled_pairs():
     # A passes every seed of 6 tasks, B fails every seed: pooling 3 seeds would claim 18 discordant pairs
     a = rows_for({f"t{i}": ["pass"] * 3 for i in range(6)})
     b = rows_for({f"t{i}": ["wrong"] * 3 for i in range(6)})
-    r = stats.paired(stats.task_table(a), stats.task_table(b))
+    r = pairwise.paired(stats.task_table(a), stats.task_table(b))
     assert r["mcnemar_seed"] == 1
     assert (r["mcnemar"]["b"], r["mcnemar"]["c"]) == (6, 0)
     assert r["mcnemar"]["p_exact"] == pytest.approx(2 / 64)
-    r2 = stats.paired(stats.task_table(a), stats.task_table(b), mcnemar_seed=2)
+    r2 = pairwise.paired(stats.task_table(a), stats.task_table(b), mcnemar_seed=2)
     assert r2["mcnemar_seed"] == 2 and r2["mcnemar"]["b"] == 6
 
 
@@ -116,7 +116,7 @@ def test_discordant_tasks_are_grouped_by_category():
     cats = {"p": "programming", "q": "terminal", "r": "terminal"}
     a = rows_for({"p": ["pass"], "q": ["wrong"], "r": ["pass"]}, cats)
     b = rows_for({"p": ["wrong"], "q": ["pass"], "r": ["pass"]}, cats)
-    r = stats.paired(stats.task_table(a), stats.task_table(b))
+    r = pairwise.paired(stats.task_table(a), stats.task_table(b))
     assert r["discordant"] == {"programming": {"a_better": ["p"], "b_better": []},
                                "terminal": {"a_better": [], "b_better": ["q"]}}
 
@@ -125,7 +125,7 @@ def test_statistical_tiers():
     strong = rows_for({f"t{i}": ["pass"] * 3 for i in range(20)})
     weak1 = rows_for({f"t{i}": ["pass" if i % 5 == 0 else "wrong"] * 3 for i in range(20)})
     weak2 = rows_for({f"t{i}": ["pass" if i % 5 == 1 else "wrong"] * 3 for i in range(20)})
-    tiers = stats.statistical_tiers([("weak2", stats.task_table(weak2)), ("strong", stats.task_table(strong)),
+    tiers = pairwise.statistical_tiers([("weak2", stats.task_table(weak2)), ("strong", stats.task_table(strong)),
                                      ("weak1", stats.task_table(weak1))])
     assert [(t["name"], t["tier"]) for t in tiers] == [("strong", 1), ("weak1", 2), ("weak2", 2)]
     assert tiers[2]["head"] == "weak1" and tiers[2]["vs_head"]["ci_boot"][0] <= 0 <= tiers[2]["vs_head"]["ci_boot"][1]
@@ -208,16 +208,16 @@ def test_bootstrap_is_seeded_and_reproducible():
     t = stats.bootstrap_ci(tt, seed=7, by="task")
     assert t[0] <= p <= t[1]
     other = rows_for({f"t{i}": ["wrong"] * 3 for i in range(40)}, cats)
-    r1 = stats.paired(tt, stats.task_table(other), seed=4)
-    assert r1 == stats.paired(tt, stats.task_table(other), seed=4)
+    r1 = pairwise.paired(tt, stats.task_table(other), seed=4)
+    assert r1 == pairwise.paired(tt, stats.task_table(other), seed=4)
 
 
 def test_paired_comparison_is_antisymmetric():
     rng = random.Random(9)
     a = rows_for({f"t{i}": [rng.choice(["pass", "wrong"]) for _ in range(3)] for i in range(15)})
     b = rows_for({f"t{i}": [rng.choice(["pass", "wrong"]) for _ in range(3)] for i in range(15)})
-    ab = stats.paired(stats.task_table(a), stats.task_table(b))
-    ba = stats.paired(stats.task_table(b), stats.task_table(a))
+    ab = pairwise.paired(stats.task_table(a), stats.task_table(b))
+    ba = pairwise.paired(stats.task_table(b), stats.task_table(a))
     assert ab["mean_diff"] == pytest.approx(-ba["mean_diff"])
     assert ab["p_t"] == pytest.approx(ba["p_t"])
     assert ab["mcnemar"]["p_exact"] == pytest.approx(ba["mcnemar"]["p_exact"])
@@ -238,24 +238,24 @@ def test_tiers_leave_unplaceable_models_unranked_and_one_task_resolves_nothing()
     strong = stats.task_table(rows_for({f"t{i}": ["pass"] * 3 for i in range(10)}))
     stranger = stats.task_table(rows_for({f"x{i}": ["wrong"] * 3 for i in range(10)}))  # no task in common
     broken = stats.task_table(rows_for({f"t{i}": ["infra"] * 3 for i in range(10)}))   # nothing scored
-    tiers = {t["name"]: t for t in stats.statistical_tiers([("broken", broken), ("stranger", stranger),
+    tiers = {t["name"]: t for t in pairwise.statistical_tiers([("broken", broken), ("stranger", stranger),
                                                              ("strong", strong)])}
     assert tiers["strong"]["tier"] == 1
     assert tiers["stranger"]["tier"] is None and "no task in common" in tiers["stranger"]["unranked"]
     assert tiers["broken"]["tier"] is None and tiers["broken"]["unranked"] == "no scored runs"
-    assert sorted(tiers.values(), key=stats.tier_order)[0]["name"] == "strong"
+    assert sorted(tiers.values(), key=pairwise.tier_order)[0]["name"] == "strong"
     # one common task: A passes it, B fails it. The bootstrap of one value has no width; that is no evidence.
     one_a, one_b = stats.task_table(rows_for({"t": ["pass"]})), stats.task_table(rows_for({"t": ["wrong"]}))
-    r = stats.paired(one_a, one_b)
+    r = pairwise.paired(one_a, one_b)
     assert r["ci_boot"] == (1.0, 1.0) and r["crosses_zero"] and r["sd_diff"] is None
-    ranked = stats.statistical_tiers([("a", one_a), ("b", one_b)])
+    ranked = pairwise.statistical_tiers([("a", one_a), ("b", one_b)])
     assert [(t["name"], t["tier"]) for t in ranked] == [("a", 1), ("b", 1)]
 
 
 def test_mcnemar_on_a_seed_nobody_ran_is_absent_and_seeds_warning_counts_scored_runs_only():
     a = stats.task_table(rows_for({"p": ["pass", "pass"], "q": ["wrong", "pass"]}))
     b = stats.task_table(rows_for({"p": ["wrong", "wrong"], "q": ["wrong", "wrong"]}))
-    r = stats.paired(a, b, mcnemar_seed=7)
+    r = pairwise.paired(a, b, mcnemar_seed=7)
     assert r["mcnemar"] is None and r["mcnemar_seed"] is None
     # every task 3 seeds, but one task lost two of them to infra: it has one scored seed
     rows = rows_for({**{f"t{i}": ["pass", "wrong", "pass"] for i in range(60)}, "t60": ["pass", "infra", "infra"]})

@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from kbench_dagster.reporting import difficulty, stats
+from kbench_dagster.reporting import difficulty, pairwise, stats
 from kbench_dagster.store import ResultsStore
 
 SCORED_SQL = "('pass', 'wrong', 'crash', 'timeout', 'nofile')"
@@ -172,7 +172,7 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
         boards[f"{g['agent']} | {g['condition']}"].append(g)
     tiers, comparisons = {}, []
     for board, members in sorted(boards.items()):
-        ranked = stats.statistical_tiers([(g["key"], g["tasks"]) for g in members], seed=seed, n_boot=n_boot)
+        ranked = pairwise.statistical_tiers([(g["key"], g["tasks"]) for g in members], seed=seed, n_boot=n_boot)
         tiers.update({e["name"]: {**e, "board": board} for e in ranked})
         by_key = {g["key"]: g for g in members}
         ranked = [e for e in ranked if e["tier"] is not None]  # the unranked share nothing to compare on
@@ -180,7 +180,7 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
             for other in sorted({ranked[i - 1]["name"], ranked[0]["name"]}):
                 a, b = by_key[other], by_key[ranked[i]["name"]]
                 comparisons.append({"board": board, "a": other, "b": ranked[i]["name"],
-                                    **stats.paired(a["tasks"], b["tasks"], seed=seed, n_boot=n_boot)})
+                                    **pairwise.paired(a["tasks"], b["tasks"], seed=seed, n_boot=n_boot)})
     tasks = difficulty.by_task(pass_rates)
     return {"groups": groups, "tiers": tiers, "comparisons": comparisons,
             "difficulty": {"contestants": difficulty.contestants(tasks),

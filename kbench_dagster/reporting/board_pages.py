@@ -8,7 +8,7 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from kbench_dagster.reporting import board_data, stats
+from kbench_dagster.reporting import board_data, pairwise, stats
 from kbench_dagster.reporting.board_attempt import run_href, run_page
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
@@ -72,7 +72,7 @@ def _tier(t: dict) -> str:
 def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
     groups = agg["groups"]
     tiers = agg["tiers"]
-    order = sorted(groups, key=lambda g: (tiers[g["key"]]["board"], *stats.tier_order(tiers[g["key"]]),
+    order = sorted(groups, key=lambda g: (tiers[g["key"]]["board"], *pairwise.tier_order(tiers[g["key"]]),
                                           -(g["summary"]["pass@1"] or 0), g["key"]))
     opts = {}
     for field in ("agent", "condition", "server", "hardware"):
@@ -339,7 +339,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
             run_page(a, rec, out)
             run_pages.add((a["run_id"], a["condition"], a["task"], a["seed"]))
     link = lambda g: _model_href(g)  # noqa: E731
-    ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"], *stats.tier_order(agg["tiers"][g["key"]]),
+    ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"], *pairwise.tier_order(agg["tiers"][g["key"]]),
                                                    -(g["summary"]["pass@1"] or 0), g["key"]))
     body = [_leaderboard(agg, warns), "<h2>Pass rate with intervals</h2>", plot_intervals(ordered, link),
             "<h2>Pass rate against time and tokens</h2><div style='display:flex;gap:2em;flex-wrap:wrap'>",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbench_dagster.reporting import stats
+from kbench_dagster.reporting import pairwise, stats
 from kbench_dagster.reporting.loaders import by_condition
 from kbench_dagster.reporting.stats import fmt_pct
 
@@ -15,7 +15,7 @@ def compare(results_a: list[dict], results_b: list[dict], seed: int = 0, mcnemar
         ta, tb = stats.task_table(a_by[cond]), stats.task_table(b_by[cond])
         out.append({"condition": cond, "a": stats.summarize_tasks(ta, breakdowns=False),
                     "b": stats.summarize_tasks(tb, breakdowns=False),
-                    **stats.paired(ta, tb, seed=seed, mcnemar_seed=mcnemar_seed)})
+                    **pairwise.paired(ta, tb, seed=seed, mcnemar_seed=mcnemar_seed)})
     return out
 
 
