@@ -1,1 +1,1 @@
-"""GPU kernel tasks and their grader (issue 5 builds them). Never imports dagster."""
+"""GPU kernel tasks (gpu/tasks/) and their grader, which also runs on a CPU. Never imports dagster."""
