@@ -1,59 +1,85 @@
-"""GPU kernel tasks and their gradings: an agent writes each kernel, the kernel grader scores it."""
+"""GPU kernel tasks: the agent writes each kernel while the model server is held (kernel_runs), the kernel grader
+scores what it left while the GPU is held (kernel_gradings). Both are calls of the service `kbench run --suite
+kernels` and `kbench regrade` use."""
 
-import hashlib
 from pathlib import Path
 
 import dagster as dg
 
-from gpu.kernel_runs import KernelRunSpec, run_kernel_tasks
-from gpu.loader import load_kernel_suite
-from kbench_dagster.ingest import kernel_rows, write_key
-from kbench_dagster.pools import GPU_POOL
+from assets.runs import cell_settings, registered_model
+from gpu.kind import KernelTasks
+from kbench_dagster import service
 from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
+from kbench_dagster.pools import GPU_POOL, MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
-from sandbox.conditions import select_conditions
-from sandbox.runs import RunSpec
+from kbench_dagster.store import ResultsStore
 
+
+def _kernels(agent: AgentSettings) -> KernelTasks:
+    kind = KernelTasks()
+    wanted = service.select_units(kind, agent.kernel_tasks or None)
+    return kind if len(wanted) == len(kind.units) else KernelTasks(wanted)
+
+
+def _rows(store: ResultsStore, key: str) -> list[tuple]:
+    return store.query("SELECT task, outcome, status, score, unit FROM kernel_gradings WHERE partition_key = ? "
+                       "ORDER BY task", [key])[1]
+
+
+def _preview(rows: list[tuple]) -> str:
+    lines = ["| task | outcome | status | score |", "|---|---|---|---|"]
+    return "\n".join(lines + [f"| {t} | {o} | {s or ''} | {'' if v is None else f'{v:.3g} {u}'} |"
+                              for t, o, s, v, u in rows])
 
 
 @dg.asset(group_name="kernels")
 def kernel_tasks() -> dg.MaterializeResult:
     """The GPU kernel tasks (the agent's files and the grader's private references), fingerprinted."""
-    tasks = load_kernel_suite()
-    h = hashlib.sha256()
-    for t in tasks:
-        for f in sorted(p for p in t.folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(f"{t.id}/{f.relative_to(t.folder)}".encode() + f.read_bytes())
+    kind = KernelTasks()
     rows = ["| task | family | metric | dtype |", "|---|---|---|---|"]
-    rows += [f"| {t.id} | {t.family} | {t.metric} | {t.dtype} |" for t in tasks]
-    return dg.MaterializeResult(data_version=dg.DataVersion(h.hexdigest()),
-                                metadata={"tasks": len(tasks), "preview": dg.MetadataValue.md("\n".join(rows))})
+    rows += [f"| {t.id} | {t.family} | {t.metric} | {t.dtype} |" for t in kind.units]
+    return dg.MaterializeResult(data_version=dg.DataVersion(kind.fingerprint),
+                                metadata={"tasks": len(kind.units), "preview": dg.MetadataValue.md("\n".join(rows))})
 
 
-@dg.asset(partitions_def=run_partitions, deps=[kernel_tasks], pool=GPU_POOL, group_name="kernels")
-def kernel_gradings(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
-                    sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
-    """Every kernel task written by the agent for one model and cell, graded (status, score, device)."""
+@dg.asset(partitions_def=run_partitions, deps=[kernel_tasks], pool=MODEL_SERVER_POOL, group_name="kernels")
+def kernel_runs(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
+                sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
+    """Every kernel task written by the agent for one model@endpoint and cell, recorded; graded by kernel_gradings."""
     model_key, cell = keys_of(context)
     store = results_db.store()
-    found = store.model_of(model_key)
-    if found is None:
-        raise dg.Failure(f"model key {model_key!r} is not registered (new_model_release_sensor records models)")
-    model_id, endpoint_name = found
+    model_id, endpoint_name = registered_model(store, model_key)
     endpoint = endpoints.get(endpoint_name)
-    cond, seed = parse_cell(cell)
-    run = RunSpec(run_id=f"dg-{agent.agent}-{model_key}-kernels", model=model_id, conds=select_conditions(cond), tasks=[],
-                  url=endpoint.url, seed_list=[seed], timeout_s=agent.timeout_s, agent=agent.agent,
-                  tool_format=agent.tool_format, runs_root=Path(agent.runs_root), work_root=sandbox.work_path(),
-                  api_key=endpoint.api_key, isolation=sandbox.isolation_config(), server_slots=endpoint.slots)
-    wanted = {t.strip() for t in agent.kernel_tasks.split(",") if t.strip()}
-    tasks = [t for t in load_kernel_suite() if not wanted or t.id in wanted]
-    results = run_kernel_tasks(KernelRunSpec(run, tasks))
-    store.replace_partition(write_key(run.run_id, f"kernels/{cell}"), {"kernel_gradings": kernel_rows(results)})
-    statuses = {}
-    for r in results:
-        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    kind = _kernels(agent)
+    settings = cell_settings(model_key, cell, kind, model_id, endpoint, agent, sandbox,
+                             ",".join(t.id for t in kind.units), defer_grading=True)
+    spec, _ = service.build_spec(settings, kind, api_key=endpoint.api_key)
+    key = service.partition_store_key(agent.agent, model_key, cell, kind.name)
+    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key))
+    rows = _rows(store, key)
     return dg.MaterializeResult(metadata={
-        "rows": len(results), "statuses": statuses, "device": (results[0]["device"].get("name") if results else None),
-        "preview": dg.MetadataValue.md("\n".join(["| task | status | score |", "|---|---|---|"] + [
-            f"| {r['task']} | {r['status']} | {r['score']} |" for r in results]))})
+        "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": len(rows),
+        "ran_now": done.summary["ran"], "already_recorded": done.summary["already_done"],
+        "suite_fingerprint": kind.fingerprint, "preview": dg.MetadataValue.md(_preview(rows))})
+
+
+@dg.asset(partitions_def=run_partitions, deps=[kernel_runs], pool=GPU_POOL, group_name="kernels")
+def kernel_gradings(context: dg.AssetExecutionContext, agent: AgentSettings, sandbox: SandboxSettings,
+                    results_db: ResultsDB) -> dg.MaterializeResult:
+    """Every kernel the agent wrote for one model@endpoint and cell, graded (status, score, device)."""
+    model_key, cell = keys_of(context)
+    store = results_db.store()
+    kind = _kernels(agent)
+    key = service.partition_store_key(agent.agent, model_key, cell, kind.name)
+    run_id = store.run_of(key)
+    if run_id is None:
+        raise dg.Failure(f"partition {model_key} {cell} has no kernel runs yet: materialize kernel_runs first")
+    out = service.regrade_and_store(Path(agent.runs_root), run_id, kind, store, sandbox.isolation_config(),
+                                    sandbox.work_path(), key_of=lambda c, s: key, cell=parse_cell(cell))
+    rows = _rows(store, key)
+    statuses: dict[str, int] = {}
+    for r in rows:
+        statuses[r[2] or r[1]] = statuses.get(r[2] or r[1], 0) + 1
+    return dg.MaterializeResult(metadata={
+        "run_id": run_id, "rows": len(rows), "graded_now": len(out.summary.regraded), "statuses": statuses,
+        "preview": dg.MetadataValue.md(_preview(rows))})

@@ -10,6 +10,7 @@ from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
 from kbench_dagster.pools import MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from kbench_dagster.store import ResultsStore
+from sandbox.kinds import AgentTasks
 
 
 def _preview(rows: list[tuple]) -> str:
@@ -26,13 +27,14 @@ def registered_model(store: ResultsStore, model_key: str) -> tuple[str, str]:
     return found
 
 
-def cell_settings(model_key: str, cell: str, suite, model_id: str, endpoint, agent: AgentSettings,
-                  sandbox: SandboxSettings) -> service.RunSettings:
+def cell_settings(model_key: str, cell: str, kind, model_id: str, endpoint, agent: AgentSettings,
+                  sandbox: SandboxSettings, tasks: str = "", defer_grading: bool = False) -> service.RunSettings:
     """The settings of one Dagster cell, in the terms `kbench run` takes."""
     cond, seed = parse_cell(cell)
     return service.settings_of(
-        run_id=service.cell_run_id(agent.agent, model_key, cell, suite), model=model_id, url=endpoint.url,
-        agent=agent.agent, tool_format=agent.tool_format, suite=suite.name, tasks=agent.tasks or None, conds=cond,
+        run_id=service.cell_run_id(agent.agent, model_key, cell, kind), model=model_id, url=endpoint.url,
+        agent=agent.agent, tool_format=agent.tool_format, suite=kind.name, tasks=tasks or None, conds=cond,
+        defer_grading=defer_grading,
         seeds=[seed], workers=min(agent.workers, endpoint.slots), timeout_s=agent.timeout_s,
         runs_root=agent.runs_root, work_root=str(sandbox.work_path()), pi_path=agent.pi_path or None,
         keep_work=agent.keep_work, isolation=sandbox.isolation, server_slots=endpoint.slots,
@@ -55,10 +57,10 @@ def agent_runs(context: dg.AssetExecutionContext, suite_source: SuiteSource, end
     model_id, endpoint_name = registered_model(store, model_key)
     endpoint = endpoints.get(endpoint_name)
     suite = suite_source.primary()
-    settings = cell_settings(model_key, cell, suite, model_id, endpoint, agent, sandbox)
-    spec, _ = service.build_spec(settings, suite, api_key=endpoint.api_key)
+    settings = cell_settings(model_key, cell, suite, model_id, endpoint, agent, sandbox, agent.tasks)
+    spec, kind = service.build_spec(settings, suite, api_key=endpoint.api_key)
     key = service.partition_store_key(agent.agent, model_key, cell)
-    done = service.run_and_store(spec, suite, store, store_as=lambda s, st: service.store_run_cell(s, st, key))
+    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key))
     rows = _outcomes(store, key, "attempts")
     return dg.MaterializeResult(metadata={
         "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": len(rows),
@@ -81,8 +83,9 @@ def gradings(context: dg.AssetExecutionContext, suite_source: SuiteSource, agent
     run_id = store.run_of(key)
     if run_id is None:
         raise dg.Failure(f"partition {model_key} {cell} has no agent runs yet: materialize agent_runs first")
-    out = service.regrade_and_store(Path(agent.runs_root), run_id, suite, store, sandbox.isolation_config(),
-                                    sandbox.work_path(), key_of=lambda c, s: key, cell=parse_cell(cell))
+    out = service.regrade_and_store(Path(agent.runs_root), run_id, AgentTasks(suite), store,
+                                    sandbox.isolation_config(), sandbox.work_path(), key_of=lambda c, s: key,
+                                    cell=parse_cell(cell))
     rows = _outcomes(store, key, "gradings")
     return dg.MaterializeResult(metadata={
         "run_id": run_id, "rows": len(rows), "regraded": len(out.summary.regraded),

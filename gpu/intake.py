@@ -93,19 +93,22 @@ def triton_available() -> bool:
     return importlib.util.find_spec("triton") is not None and importlib.util.find_spec("numpy") is not None
 
 
-def reference_submission(task: KernelTask, folder: Path) -> Path:
-    """A submission that calls the agent-visible reference and copies its results into the outputs: the gate
-    every task's reference must pass."""
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(task.folder / "reference.py", folder / "reference.py")
+def reference_stub(task: KernelTask) -> str:
+    """The stub filled in by calling the agent-visible reference and copying its results into the outputs."""
     outs = ", ".join(f"{n!r}" for n in task.outputs)
     ins = ", ".join(f"{n}={n}" for n in task.inputs)
-    (folder / task.stub).write_text(
-        "from reference import reference\n\n\n"
-        f"def {task.entry}({', '.join(task.kernel_args())}):\n"
-        f"    got = reference({ins})\n"
-        "    got = got if isinstance(got, tuple) else (got,)\n"
-        f"    for name, value in zip(({outs},), got):\n"
-        "        locals()[name].copy_(value)\n"
-    )
+    return ("from reference import reference\n\n\n"
+            f"def {task.entry}({', '.join(task.kernel_args())}):\n"
+            f"    got = reference({ins})\n"
+            "    got = got if isinstance(got, tuple) else (got,)\n"
+            f"    for name, value in zip(({outs},), got):\n"
+            "        locals()[name].copy_(value)\n")
+
+
+def reference_submission(task: KernelTask, folder: Path) -> Path:
+    """A submission made of the reference (reference_stub beside reference.py): the gate every task's reference
+    must pass."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(task.folder / "reference.py", folder / "reference.py")
+    (folder / task.stub).write_text(reference_stub(task))
     return folder

@@ -21,7 +21,7 @@ Shape = dict[str, int]
 
 STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
             "skipped_no_gpu",
-            "infra")  # the model server or the machine failed, never the model: gpu/kernel_runs.py, not graded
+            "infra")  # the model server or the machine failed, never the model: recorded by the run, not graded
 
 
 class Shapes(BaseModel):

@@ -130,13 +130,13 @@ def run_settings(args) -> service.RunSettings:
         extension=args.extension, seeds=list(range(1, args.seeds + 1)), workers=args.workers,
         timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
         isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
-        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb)
+        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading)
 
 
 def cmd_run(args) -> int:
     if args.seeds < 1:
         raise ValueError("--seeds must be at least 1")
-    spec, suite = service.build_spec(run_settings(args), api_key=service.cli_api_key())
+    spec, kind = service.build_spec(run_settings(args), api_key=service.cli_api_key())
     _isolation(args)  # warns when sessions would run without bubblewrap
     slots = server_slots_of(spec)  # asked once here, so the header can say it and the run uses the same answer
     spec = replace(spec, server_slots=slots.slots if slots else 0)
@@ -156,7 +156,7 @@ def cmd_run(args) -> int:
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
-    done = service.run_and_store(spec, suite, ResultsStore(args.db), on_result=show)
+    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show)
     print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
           f"{done.summary['planned']}; records in {Path(args.runs) / spec.run_id}; "
           f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
@@ -206,7 +206,8 @@ def cmd_ui(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
-    p.add_argument("--suite", default="kbench", help="suite name or folder (default kbench)")
+    p.add_argument("--suite", default="kbench",
+                   help="suite name or folder (default kbench); `run --suite kernels`: the GPU kernel tasks")
     sub = p.add_subparsers(dest="command", required=True)
     tasks_help = "task ids, categories or tiers, comma-separated (default: all)"
 
@@ -253,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--runs", default="runs", help="where records go (default ./runs)")
     s.add_argument("--pi", help="a pi installation (a path inside its node_modules); default the pinned one")
     s.add_argument("--keep-work", action="store_true")
+    s.add_argument("--defer-grading", action="store_true",
+                   help="record the agent's work now and grade it later with `kbench regrade` (the report shows "
+                        "such attempts as pending until then)")
     s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
     s.add_argument("--tool-format", choices=["native", "text", "auto"], default="auto",
                    help="builtin: accept native tool calls, calls written as text, or both (default)")

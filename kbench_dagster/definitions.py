@@ -5,7 +5,7 @@ import os
 import dagster as dg
 
 from assets.boards import aggregates, boards
-from assets.kernels import kernel_gradings, kernel_tasks
+from assets.kernels import kernel_gradings, kernel_runs, kernel_tasks
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
@@ -24,7 +24,8 @@ RESOURCES = {
 }
 
 defs = dg.Definitions(
-    assets=[task_suites, agent_runs, gradings, results, aggregates, boards, kernel_tasks, kernel_gradings],
+    assets=[task_suites, agent_runs, gradings, results, aggregates, boards, kernel_tasks, kernel_runs,
+            kernel_gradings],
     asset_checks=[hidden_tests_are_proven],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(

@@ -11,6 +11,10 @@ from sandbox.agents.record import read_events
 from sandbox.records import finished_results, read_result
 
 
+KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
+ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "runs", "events_summary")
+
+
 def cell_of(condition: str, seed: int) -> str:
     return f"{condition}.s{seed}"
 
@@ -44,35 +48,42 @@ def grading_row(r: dict) -> dict:
 
 
 def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None = None) -> dict[str, list[dict]]:
-    """Rows for the attempts, gradings, runs and events_summary tables from one run's records."""
+    """Rows for the attempts, gradings, kernel_gradings, runs and events_summary tables from one run's records.
+    Agent tasks fill attempts and gradings; kernel tasks fill kernel_gradings (their scores have a board page of
+    their own, and a kernel's pass never mixes into the agent tasks' pass@1)."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
     url = manifest.get("settings", {}).get("url")
-    attempts, gradings, events = [], [], []
+    attempts, gradings, kernels, events, every = [], [], [], [], []
     for path in finished_results(run_dir):
         r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
-        row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
-        row.update(server_url=url, record_path=str(path.parent))
-        attempts.append(row)
-        gradings.append(grading_row(read_result(path)))
+        every.append(r)
+        if r.get("kind") == KERNELS:
+            kernels.append(kernel_row(read_result(path)))
+        else:
+            row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
+            row.update(server_url=url, record_path=str(path.parent))
+            attempts.append(row)
+            gradings.append(grading_row(read_result(path)))
         events.append({"run_id": r["run_id"], "condition": r["condition"], "task": r["task"], "seed": r["seed"],
                        **_events_summary(path.parent / "events.jsonl")})
     runs = []
-    if attempts:
-        first = attempts[0]
+    if every:
+        first = every[0]
         runs.append({"run_id": first["run_id"], "model": first["model"], "agent": first["agent"],
                      "condition": condition, "seed": seed, "server_url": url,
-                     "suite_fingerprint": first["suite_fingerprint"], "attempts": len(attempts),
-                     "infra_failures": sum(bool(a.get("infra")) for a in attempts),
-                     "started_at": min(a["started_at"] for a in attempts),
-                     "finished_at": max(a["finished_at"] for a in attempts)})
-    return {"attempts": attempts, "gradings": gradings, "runs": runs, "events_summary": events}
+                     "suite_fingerprint": first["suite_fingerprint"], "attempts": len(every),
+                     "infra_failures": sum(bool(a.get("infra")) for a in every),
+                     "started_at": min(a["started_at"] for a in every),
+                     "finished_at": max(a["finished_at"] for a in every)})
+    return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "runs": runs,
+            "events_summary": events}
 
 
 def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
-               tables: tuple[str, ...] = ("attempts", "gradings", "runs", "events_summary")) -> dict[str, int]:
+               tables: tuple[str, ...] = ALL_TABLES) -> dict[str, int]:
     """One cell of a run into the store under `key` (delete-then-insert), with the run's manifest."""
     rows = collect_rows(run_dir, condition, seed)
     counts = store.replace_partition(key, {t: rows[t] for t in tables})
@@ -93,15 +104,15 @@ def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, i
     return dict(totals)
 
 
-def kernel_rows(results: list[dict]) -> list[dict]:
-    """Rows of the kernel_gradings table from kernel run results (gpu.kernel_runs)."""
-    rows = []
-    for r in results:
-        d = r.get("device") or {}
-        rows.append({**{k: r.get(k) for k in ("run_id", "model", "agent", "condition", "seed", "task", "family",
-                                               "status", "reason", "score", "unit", "turns", "tool_calls",
-                                               "tool_format_errors", "duration_s", "started_at", "finished_at")},
-                     "device_kind": d.get("kind"), "device_name": d.get("name"), "sm_count": d.get("sm_count"),
-                     "clocks": d.get("clocks_mhz"), "driver": d.get("driver"), "cuda": d.get("cuda"),
-                     "torch": d.get("torch"), "triton": d.get("triton")})
-    return rows
+def kernel_row(r: dict) -> dict:
+    """A kernel_gradings row from a kernel task's result with its latest grading applied."""
+    k = r.get("kernel") or {}
+    d = k.get("device") or {}
+    return {**{c: r.get(c) for c in ("run_id", "model", "agent", "condition", "seed", "task", "outcome", "turns",
+                                      "tool_calls", "tool_format_errors", "duration_s", "started_at", "finished_at",
+                                      "suite_fingerprint", "graded_at", "infra_error")},
+            "family": r.get("tier"), "status": k.get("status") or ("infra" if r.get("infra") else None),
+            "reason": k.get("reason") or r.get("detail"), "score": k.get("score"), "unit": k.get("unit"),
+            "correct": k.get("correct"), "device_kind": d.get("kind"), "device_name": d.get("name"),
+            "sm_count": d.get("sm_count"), "clocks": d.get("clocks_mhz"), "driver": d.get("driver"),
+            "cuda": d.get("cuda"), "torch": d.get("torch"), "triton": d.get("triton")}

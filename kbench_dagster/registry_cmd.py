@@ -11,7 +11,6 @@ from kbench_dagster.partitions import model_key
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
 from sandbox.isolation import IsolationConfig
-from task_defs import load_suite
 
 
 def _configured_endpoints() -> dict[str, str]:
@@ -48,7 +47,6 @@ def cmd_models(args) -> int:
 
 def cmd_regrade(args) -> int:
     runs = Path(args.runs)
-    suite = load_suite(args.suite)
     run_ids = args.run_ids or sorted(p.parent.name for p in runs.glob("*/manifest.json"))
     if not run_ids:
         raise ValueError(f"no runs in {runs} (give --runs, or RUNID ...)")
@@ -60,13 +58,15 @@ def cmd_regrade(args) -> int:
         def show(r: dict, g: dict) -> None:
             print(f"  {r['condition']:9} {r['task']:22} s{r['seed']}  {r['outcome']:8} -> {g['outcome']}", flush=True)
 
-        out = service.regrade_and_store(runs, run_id, suite, store, cfg, work, on_regraded=show)
+        kind = service.kind_of_run(runs, run_id, args.suite)
+        out = service.regrade_and_store(runs, run_id, kind, store, cfg, work, on_regraded=show)
         s = out.summary
         total += len(s.regraded)
         gone = f"; {len(s.gone)} of tasks no longer in the suite ({', '.join(sorted(set(s.gone)))})" if s.gone else ""
+        rows = out.stored.get("gradings", 0) + out.stored.get("kernel_gradings", 0)
         print(f"{run_id}: regraded {len(s.regraded)}, current {s.current}, not scored {s.unscored}{gone}; "
-              f"{out.stored.get('gradings', 0)} gradings rows in {args.db}")
-    print(f"{total} attempts regraded against suite {suite.name} {suite.fingerprint[:16]}", file=sys.stderr)
+              f"{rows} grading rows in {args.db} (suite {kind.name} {kind.fingerprint[:16]})")
+    print(f"{total} attempts regraded", file=sys.stderr)
     return 0
 
 
@@ -78,7 +78,8 @@ def add_registry_parsers(sub) -> None:
     s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB (default {DEFAULT_DB} or $KBENCH_DB)")
     s.set_defaults(func=cmd_models)
 
-    s = sub.add_parser("regrade", help="grade stored attempts again with today's hidden tests (no agent runs)")
+    s = sub.add_parser("regrade", help="grade stored attempts again with today's hidden tests, and those a run "
+                                        "deferred (no agent runs)")
     s.add_argument("run_ids", nargs="*", metavar="RUNID", help="default: every run in --runs")
     s.add_argument("--runs", default="runs", help="where records are (default ./runs)")
     s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")

@@ -7,6 +7,7 @@ leaves the same rows. Never imports dagster.
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,10 +16,11 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kbench_dagster.ingest import cell_of, ingest_run, store_cell, write_key
+from kbench_dagster.ingest import ALL_TABLES, KERNELS, cell_of, ingest_run, store_cell, write_key
 from kbench_dagster.store import ResultsStore
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
+from sandbox.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.limits import AGENT_LIMITS, GB
 from sandbox.records import check_run_id, finished_results
 from sandbox.regrade import RegradeSummary, regrade_run
@@ -40,7 +42,7 @@ class RunSettings(BaseModel):
     url: str = DEFAULT_URL
     agent: Literal["pi", "builtin"] = "pi"
     tool_format: Literal["native", "text", "auto"] = "auto"
-    suite: str = "kbench"
+    suite: str = "kbench"  # a suite name or folder; "kernels": the GPU kernel tasks
     tasks: str | None = None  # ids, categories or tiers, comma-separated; None: the whole suite
     conds: str | None = None  # condition names, comma-separated; None: the default conditions
     thinking: Literal["off", "medium"] | None = None
@@ -53,6 +55,7 @@ class RunSettings(BaseModel):
     work_root: str | None = None
     pi_path: str | None = None
     keep_work: bool = False
+    defer_grading: bool = False  # record now, grade later with `kbench regrade` (kernels: when the GPU is free)
     isolation: Literal["auto", "bwrap", "none"] = "auto"
     server_slots: int | None = Field(default=None, ge=0)
     rss_limit_gb: float = Field(default=AGENT_LIMITS.rss_limit_bytes / GB, gt=0)
@@ -81,12 +84,32 @@ def settings_of(**fields) -> RunSettings:
         raise ValueError(f"run settings: {problems}") from None
 
 
-def build_spec(settings: RunSettings, suite: Suite | None = None, api_key: str | None = None) -> tuple[RunSpec, Suite]:
-    """The one RunSpec factory: the suite, tasks, conditions, limits and isolation a run's settings name."""
-    suite = suite or load_suite(settings.suite)
+def kind_of(suite: str) -> WorkKind:
+    """The kind of work a suite name means: the kernel tasks, or a suite of agent tasks (a name or a folder)."""
+    if suite == KERNELS:
+        from gpu.kind import KernelTasks  # torch is loaded only for kernel runs
+
+        return KernelTasks()
+    return AgentTasks(load_suite(suite))
+
+
+def select_units(kind: WorkKind, wanted: str | None) -> list:
+    if isinstance(kind, AgentTasks):
+        return select(kind.suite, wanted)
+    ids = [w.strip() for w in (wanted or "").split(",") if w.strip()]
+    for i in ids:
+        kind.get(i)  # a clear error naming the known ids
+    return [u for u in kind.units if not ids or u.id in ids]
+
+
+def build_spec(settings: RunSettings, work: Suite | WorkKind | None = None,
+               api_key: str | None = None) -> tuple[RunSpec, WorkKind]:
+    """The one RunSpec factory: the kind of work, units, conditions, limits and isolation a run's settings name."""
+    kind = as_kind(work) if work is not None else kind_of(settings.suite)
     spec = RunSpec(
         run_id=settings.run_id, model=settings.model, url=settings.url, agent=settings.agent,
-        tool_format=settings.tool_format, tasks=select(suite, settings.tasks),
+        tool_format=settings.tool_format, tasks=select_units(kind, settings.tasks),
+        defer_grading=settings.defer_grading,
         conds=select_conditions(settings.conds, settings.thinking, settings.max_tokens, settings.extension),
         seeds=len(settings.seeds), seed_list=list(settings.seeds), workers=settings.workers,
         timeout_s=settings.timeout_s, runs_root=Path(settings.runs_root),
@@ -95,7 +118,7 @@ def build_spec(settings: RunSettings, suite: Suite | None = None, api_key: str |
         server_slots=settings.server_slots,
         limits=AGENT_LIMITS.with_(rss_limit_bytes=int(settings.rss_limit_gb * GB), max_procs=settings.max_procs,
                                   disk_bytes=int(settings.disk_limit_gb * GB)))
-    return spec, suite
+    return spec, kind
 
 
 def cli_api_key() -> str | None:
@@ -114,12 +137,12 @@ class RunOutcome:
     stored: dict[str, int] = field(default_factory=dict)
 
 
-def run_and_store(spec: RunSpec, suite: Suite, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
+def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
                   store_as: Callable[[RunSpec, ResultsStore], dict[str, int]] | None = None) -> RunOutcome:
     """Run every attempt without a result, then store the run. What finished is stored even when the run stops
     with an error (the error is raised afterwards), so SQL and the board agree with the records; the same call
     later does the rest."""
-    runner = Runner(spec, suite, on_result=on_result)
+    runner = Runner(spec, kind, on_result=on_result)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
     try:
         summary = runner.run()
@@ -134,15 +157,16 @@ def run_and_store(spec: RunSpec, suite: Suite, store: ResultsStore, on_result: C
 
 # ---------------------------------------------------------------------------------------------- cells
 
-def cell_run_id(agent: str, model_key: str, cell: str, suite: Suite) -> str:
+def cell_run_id(agent: str, model_key: str, cell: str, kind: WorkKind) -> str:
     """A Dagster cell's run id: one cell, one suite version. A new cell never meets an old run's manifest, and a
     cell run again after the hidden tests changed starts afresh instead of mixing two versions."""
-    return check_run_id(f"dg-{agent}-{model_key}-{cell}-{suite.fingerprint[:8]}")
+    kernels = "-kernels" if kind.name == KERNELS else ""
+    return check_run_id(f"dg-{agent}-{model_key}{kernels}-{cell}-{kind.fingerprint[:8]}")
 
 
-def partition_store_key(agent: str, model_key: str, cell: str) -> str:
+def partition_store_key(agent: str, model_key: str, cell: str, kind_name: str = "") -> str:
     """Where a Dagster cell's rows live in the store: whichever run last filled the partition replaces them."""
-    return f"dg-{agent}-{model_key}/{cell}"
+    return f"dg-{agent}-{model_key}{'-kernels' if kind_name == KERNELS else ''}/{cell}"
 
 
 def store_run_cell(spec: RunSpec, store: ResultsStore, key: str) -> dict[str, int]:
@@ -162,7 +186,13 @@ class RegradeOutcome:
     stored: dict[str, int]
 
 
-def regrade_and_store(runs_root: Path, run_id: str, suite: Suite, store: ResultsStore, cfg: IsolationConfig,
+def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
+    """The kind a stored run was made of: its manifest says kernels, else it is the given agent-task suite."""
+    manifest = json.loads((Path(runs_root) / check_run_id(run_id) / "manifest.json").read_text())
+    return kind_of(KERNELS if manifest["suite"]["name"] == KERNELS else suite)
+
+
+def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: ResultsStore, cfg: IsolationConfig,
                       work_root: Path | None = None, key_of: Callable[[str, int], str] | None = None,
                       cell: tuple[str, int] | None = None, on_regraded=None) -> RegradeOutcome:
     """Grade a run's stale attempts with today's hidden tests and write its gradings rows (each cell replaced).
@@ -174,7 +204,7 @@ def regrade_and_store(runs_root: Path, run_id: str, suite: Suite, store: Results
     summary = RegradeSummary()
     stored: Counter = Counter()
     for condition, seed in [cell] if cell else cells_of(run_dir):
-        part = regrade_run(run_dir, suite, work_root or default_work_root(), cfg, condition, seed, on_regraded)
+        part = regrade_run(run_dir, kind, work_root or default_work_root(), cfg, condition, seed, on_regraded)
         summary.regraded += part.regraded
         summary.current += part.current
         summary.unscored += part.unscored
@@ -182,6 +212,6 @@ def regrade_and_store(runs_root: Path, run_id: str, suite: Suite, store: Results
         held = store.partition_of(run_id, condition, seed)
         key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
         # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt
-        tables = ("gradings",) if held else ("attempts", "gradings", "runs", "events_summary")
+        tables = (("kernel_gradings",) if kind.name == KERNELS else ("gradings",)) if held else ALL_TABLES
         stored.update(store_cell(store, run_dir, condition, seed, key, tables=tables))
     return RegradeOutcome(run_id, summary, dict(stored))

@@ -58,6 +58,12 @@ CREATE TABLE IF NOT EXISTS kernel_gradings (
     device_kind VARCHAR, device_name VARCHAR, sm_count INTEGER, clocks JSON, driver VARCHAR, cuda VARCHAR,
     torch VARCHAR, triton VARCHAR, turns INTEGER, tool_calls INTEGER, tool_format_errors INTEGER,
     duration_s DOUBLE, started_at TIMESTAMP, finished_at TIMESTAMP);
+-- columns added since the first release: files made before gain them on open
+ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS outcome VARCHAR;
+ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS correct BOOLEAN;
+ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS suite_fingerprint VARCHAR;
+ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS graded_at TIMESTAMP;
+ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS infra_error VARCHAR;
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """
@@ -167,7 +173,7 @@ class ResultsStore:
     def partition_of(self, run_id: str, condition: str, seed: int) -> str | None:
         """The store partition that holds a run's cell (its gradings must live there too)."""
         with self.connect() as con:
-            row = con.execute("SELECT partition_key FROM attempts WHERE run_id = ? AND condition = ? AND seed = ? "
+            row = con.execute("SELECT partition_key FROM runs WHERE run_id = ? AND condition = ? AND seed = ? "
                               "LIMIT 1", [run_id, condition, seed]).fetchone()
         return row[0] if row else None
 

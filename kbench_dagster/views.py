@@ -1,5 +1,7 @@
 """Views over the results store that readers (SQL users, reports, boards) share."""
 
+from task_defs.vocabulary import SCORED_SQL
+
 SCORED_VIEW = """
 CREATE OR REPLACE VIEW scored AS
 SELECT a.* EXCLUDE (outcome, detail, test_duration_s, suite_fingerprint),
@@ -15,12 +17,12 @@ LEFT JOIN gradings g USING (run_id, condition, task, seed)
 
 # Task-balanced, like every pass@1 we publish: each task's pass share over its scored runs, averaged over tasks, so
 # a task with more seeds does not weigh more. Infra and skipped runs are not scored.
-PASS_AT_1 = """
+PASS_AT_1 = f"""
 WITH per_task AS (
     SELECT model, agent, condition, task,
-           count(*) FILTER (WHERE outcome NOT IN ('skipped', 'infra')) AS runs,
+           count(*) FILTER (WHERE outcome IN {SCORED_SQL}) AS runs,
            avg(CASE WHEN outcome = 'pass' THEN 1.0 ELSE 0.0 END)
-               FILTER (WHERE outcome NOT IN ('skipped', 'infra')) AS pass_share,
+               FILTER (WHERE outcome IN {SCORED_SQL}) AS pass_share,
            count(*) FILTER (WHERE outcome = 'infra') AS infra
     FROM scored GROUP BY ALL
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 from sandbox.agents.record import json_safe
 from sandbox.isolation import sandbox_python
 from sandbox.trees import Entry, Walk
+from task_defs.vocabulary import PENDING
 
 MAX_KEPT_FILE = 10 * 1024 * 1024
 # A record keeps at most this much of a work folder; an agent can shape its folder to make the copy endless.
@@ -40,16 +41,17 @@ def check_run_id(value: str) -> str:
 
 
 def read_result(path: Path) -> dict:
-    """An attempt's result.json with its latest regrading applied (outcome, detail, test duration, fingerprint);
-    `regraded` and `graded_at` say which verdict it is."""
+    """An attempt's result.json with its latest regrading applied (outcome, detail, test duration, fingerprint and
+    the kind's own fields); `regraded` and `graded_at` say which verdict it is."""
     r = json.loads(Path(path).read_text())
     r.setdefault("regraded", False)
     r.setdefault("graded_at", r.get("finished_at"))
     again = Path(path).with_name(REGRADING)
     if again.exists():
         g = json.loads(again.read_text())
-        r.update({k: g[k] for k in ("outcome", "detail", "test_duration_s", "suite_fingerprint", "graded_at")},
-                 regraded=True, first_outcome=r["outcome"])
+        # the verdict's fields, and what the kind adds (a kernel's status and score)
+        r.update({k: v for k, v in g.items() if k != "tests"}, regraded=r["outcome"] != PENDING,
+                 first_outcome=r["outcome"])
         r["false_claim"] = is_false_claim(r.get("final_message", ""), r["outcome"])
     return r
 

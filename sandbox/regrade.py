@@ -1,5 +1,6 @@
 """Grading stored attempts again: when a hidden test changes, the final files an agent left are graded by today's
-test, without any agent session. The verdict goes into the record (regrading.json), which every reader applies.
+test, without any agent session; a run that deferred its grading (kernels) is graded the same way. The verdict goes
+into the record (regrading.json), which every reader applies.
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.diskspace import ran_full
-from sandbox.grading import grade
 from sandbox.isolation import IsolationConfig
+from sandbox.kinds import WorkKind
 from sandbox.records import REGRADING, finished_results, read_result, write_json_atomic
 from sandbox.stops import DiskFull
 from sandbox.trees import remove_tree
 from sandbox.workdirs import fresh_dir
-from task_defs.models import Suite
-from task_defs.vocabulary import SCORED
+from task_defs.vocabulary import PENDING, SCORED
 
 
 @dataclass
@@ -28,47 +28,48 @@ class RegradeSummary:
     gone: list[str] = field(default_factory=list)  # tasks no longer in the suite: their verdict stays as it was
 
 
-def is_stale(result: dict, suite: Suite) -> bool:
-    """A scored attempt whose latest verdict came from another version of the suite."""
-    return result["outcome"] in SCORED and result["suite_fingerprint"] != suite.fingerprint
+def is_stale(result: dict, kind: WorkKind) -> bool:
+    """Not graded yet, or scored by another version of the suite."""
+    return result["outcome"] == PENDING or (result["outcome"] in SCORED
+                                            and result["suite_fingerprint"] != kind.fingerprint)
 
 
-def regrade_record(suite: Suite, record: Path, work_root: Path, cfg: IsolationConfig) -> dict:
-    """Grade one record's final files with the suite's hidden test; the regrading is written into the record."""
+def regrade_record(kind: WorkKind, record: Path, work_root: Path, cfg: IsolationConfig) -> dict:
+    """Grade one record's final files as the kind grades them; the regrading is written into the record."""
     result = read_result(record / "result.json")
-    task = suite.get(result["task"])
+    task = kind.get(result["task"])
     work = fresh_dir(Path(work_root) / "regrade" / result["run_id"] / result["condition"] / task.id
                      / f"s{result['seed']}")
     shutil.copytree(record / "workdir", work, dirs_exist_ok=True, symlinks=True)
-    out = record / f"tests.regraded.{suite.fingerprint[:12]}.txt"
-    g = grade(task, work, output_path=out, cfg=cfg)
+    out = record / f"tests.regraded.{kind.fingerprint[:12]}.txt"
+    g = kind.grade(task, work, out, cfg, None)
     full = ran_full({"work": work, "runs": record})
     remove_tree(work, ignore_errors=True)  # agent code ran in the regrade too: any tree can be there
     if full:  # the verdict cannot be trusted: the record keeps the grading it had
         raise DiskFull(f"{full} (regrading {task.id}); free space and regrade again")
     regrading = {"outcome": g.outcome, "detail": g.detail, "test_duration_s": round(g.duration_s, 3),
-                 "suite_fingerprint": suite.fingerprint, "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                 "tests": out.name}
+                 "suite_fingerprint": kind.fingerprint, "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                 "tests": out.name, **g.extra}
     write_json_atomic(record / REGRADING, regrading)
     return regrading
 
 
-def regrade_run(run_dir: Path, suite: Suite, work_root: Path, cfg: IsolationConfig,
+def regrade_run(run_dir: Path, kind: WorkKind, work_root: Path, cfg: IsolationConfig,
                 condition: str | None = None, seed: int | None = None, on_regraded=None) -> RegradeSummary:
-    """Regrade every stale attempt of a run (or of one of its cells)."""
+    """Grade every stale attempt of a run (or of one of its cells) again."""
     summary = RegradeSummary()
     for path in finished_results(run_dir):
         r = read_result(path)
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
-        if r["outcome"] not in SCORED:
+        if r["outcome"] not in SCORED and r["outcome"] != PENDING:
             summary.unscored += 1
-        elif not is_stale(r, suite):
+        elif not is_stale(r, kind):
             summary.current += 1
-        elif r["task"] not in {t.id for t in suite.tasks}:
+        elif r["task"] not in {t.id for t in kind.units}:
             summary.gone.append(r["task"])
         else:
-            g = regrade_record(suite, path.parent, work_root, cfg)
+            g = regrade_record(kind, path.parent, work_root, cfg)
             summary.regraded.append(f"{r['condition']}/{r['task']}/s{r['seed']}")
             if on_regraded:
                 on_regraded(r, g)

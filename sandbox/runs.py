@@ -24,8 +24,8 @@ from sandbox.agents.record import EventLog, SessionStats
 from sandbox.conditions import Condition
 from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full, used_bytes
 from sandbox.stops import DiskFull, RunStopped, ServerDown
-from sandbox.grading import grade, missing_requirements
 from sandbox.isolation import IsolationConfig
+from sandbox.kinds import Verdict, WorkKind, as_kind
 from sandbox.serverproxy import ServerProxy
 from sandbox.limits import AGENT_LIMITS, Limits
 from sandbox.records import (attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim,
@@ -34,9 +34,10 @@ from sandbox.server_probe import describe_server, reported_slots, wait_for_serve
 from sandbox.slots import ServerSlots
 from sandbox import uids
 from sandbox.trees import remove_tree
-from sandbox.validation import PrepareError, prepare_workdir
+from sandbox.validation import PrepareError
 from sandbox.workdirs import check_outside_repo, default_work_root
-from task_defs.models import Suite, Task
+from task_defs.models import Suite
+from task_defs.vocabulary import PENDING
 
 MAX_REQUEUES = 5
 RESULT = "result.json"
@@ -51,7 +52,7 @@ class RunSpec:
     run_id: str
     model: str
     conds: list[Condition]
-    tasks: list[Task]
+    tasks: list  # units of the run's kind: agent tasks (task_defs Task) or kernel tasks (gpu KernelTask)
     url: str = "http://127.0.0.1:8093/v1"
     seeds: int = 1
     seed_list: list[int] | None = None  # exactly these seeds instead of 1..seeds (a Dagster cell is one seed)
@@ -63,6 +64,9 @@ class RunSpec:
     work_root: Path | None = None
     pi_path: str | None = None
     keep_work: bool = False
+    # Record the agent's final files now and grade them later (sandbox/regrade.py): kernel runs grade where and
+    # when the GPU is free, never while the model server waits.
+    defer_grading: bool = False
     api_key: str | None = field(default=None, repr=False)  # never written anywhere
     limits: Limits = AGENT_LIMITS
     isolation: IsolationConfig = field(default_factory=IsolationConfig)
@@ -90,7 +94,7 @@ class RunSpec:
             "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
             "seeds": self.seed_list or self.seeds, "workers": self.workers, "server_slots": self.server_slots,
             "timeout_s": self.timeout_s,
-            "keep_work": self.keep_work, "api_key_set": bool(self.api_key),
+            "keep_work": self.keep_work, "defer_grading": self.defer_grading, "api_key_set": bool(self.api_key),
             "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
             # each session runs as its own uid of this range (sandbox/uids.py)
             "sandbox_uid": f"{uids.pool().uids[0]}-{uids.pool().uids[-1]}" if self.isolation.drops_uid else None,
@@ -131,12 +135,13 @@ class RunConflict(ValueError):
     pass
 
 
-def write_manifest(spec: RunSpec, suite: Suite, run_dir: Path, pi: str | None) -> dict:
+def write_manifest(spec: RunSpec, kind: WorkKind, run_dir: Path, pi: str | None) -> dict:
     path = run_dir / "manifest.json"
     manifest = {
         "run_id": spec.run_id,
         "settings": spec.settings(),
-        "suite": {"name": suite.name, "fingerprint": suite.fingerprint, "tasks": len(suite.tasks)},
+        "suite": {"name": kind.name, "fingerprint": kind.fingerprint, "tasks": len(kind.units),
+                  "graded": "later" if spec.defer_grading else "in the run"},
         "versions": environment_versions(pi),
         "gpus": gpus(),
         "server": describe_server(spec.url, spec.api_key),
@@ -147,7 +152,7 @@ def write_manifest(spec: RunSpec, suite: Suite, run_dir: Path, pi: str | None) -
             if old["settings"].get(key) != manifest["settings"][key]:
                 raise RunConflict(f"run {spec.run_id!r} was started with {what} {old['settings'].get(key)!r}, "
                                   f"not {manifest['settings'][key]!r}; choose a new RUNID or the same settings")
-        if old["suite"]["fingerprint"] != suite.fingerprint:
+        if old["suite"]["fingerprint"] != kind.fingerprint:
             raise RunConflict(f"run {spec.run_id!r} was started on another version of the suite "
                               f"({old['suite']['fingerprint'][:16]}); its results would mix; choose a new RUNID")
         manifest["resumed"] = old.get("resumed", []) + [time.strftime("%Y-%m-%dT%H:%M:%S")]
@@ -209,8 +214,8 @@ def _requeued(dest: Path) -> int:
 class Runner:
     """Executes one run: a queue of attempts, N workers, requeue on server trouble."""
 
-    def __init__(self, spec: RunSpec, suite: Suite, on_result=None):
-        self.spec, self.suite, self.on_result = spec, suite, on_result
+    def __init__(self, spec: RunSpec, work: Suite | WorkKind, on_result=None):
+        self.spec, self.kind, self.on_result = spec, as_kind(work), on_result
         self.run_dir = Path(spec.runs_root) / spec.run_id
         self.work_dir = check_outside_repo((spec.work_root or default_work_root()) / spec.run_id)
         self.log_path = self.run_dir / "watchdog.log"
@@ -232,7 +237,7 @@ class Runner:
         self.slots = server_slots_of(self.spec)
         self.spec = replace(self.spec, server_slots=self.slots.slots if self.slots else 0)  # the manifest's record
         try:
-            write_manifest(self.spec, self.suite, self.run_dir, pi)
+            write_manifest(self.spec, self.kind, self.run_dir, pi)
         except OSError as exc:
             if exc.errno != errno.ENOSPC:
                 raise
@@ -375,8 +380,8 @@ class Runner:
 
     def _base(self, a: Attempt) -> dict:
         return {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
-                "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "category": a.task.category,
-                "tier": a.task.tier, "suite_fingerprint": self.suite.fingerprint,
+                "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "kind": self.kind.name,
+                **self.kind.unit_fields(a.task), "suite_fingerprint": self.kind.fingerprint,
                 "started_at": self._started.get(a.key) or time.strftime("%Y-%m-%dT%H:%M:%S"),
                 "isolation": self.spec.isolation.resolve()}
 
@@ -391,7 +396,7 @@ class Runner:
         self._t0[a.key] = time.monotonic()
         stages = self._stages[a.key] = {}
         base = self._base(a)
-        missing = missing_requirements(a.task)
+        missing = self.kind.missing(a.task)
         if missing:
             msg = f"requires {', '.join(missing)}, not found on this machine"
             (partial / "tests.txt").write_text(f"skipped: {msg}\n")
@@ -437,7 +442,10 @@ class Runner:
         t = time.monotonic()
         job.stages["grade_wait_s"] = round(t - job.agent_done, 3)
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
-        g = grade(a.task, workdir, output_path=partial / "tests.txt", cfg=self.spec.isolation, log_path=self.log_path)
+        if self.spec.defer_grading:  # graded later from the record (regrade), e.g. where the GPU is free
+            g = Verdict(PENDING, "not graded yet: the run was started with grading deferred", 0.0)
+        else:
+            g = self.kind.grade(a.task, workdir, partial / "tests.txt", self.spec.isolation, self.log_path)
         # the hidden test itself, and what starting and ending its sandbox cost around it
         job.stages["test_s"] = round(g.duration_s, 3)
         job.stages["judge_overhead_s"] = round(max(0.0, time.monotonic() - t - g.duration_s), 3)
@@ -452,7 +460,7 @@ class Runner:
                   "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": _test_kills(g.session),
-                  "files_left_out": left_out, "requeues": _requeued(job.dest)}
+                  "files_left_out": left_out, "requeues": _requeued(job.dest), **g.extra}
         job.stages["record_s"] = round(time.monotonic() - t, 3)  # keeping the final files, freeing the folder
         return self._finish(job.dest, partial, result)
 
@@ -463,13 +471,14 @@ class Runner:
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
         t = time.monotonic()
         try:
-            prepare_workdir(a.task, workdir, self.spec.isolation)
+            self.kind.prepare(a.task, workdir, self.spec.isolation)
         except PrepareError as exc:
             return total, f"task setup failed: {exc}"
         stages["setup_s"] = round(time.monotonic() - t, 3)
         stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
-        limits = self.spec.limits.with_(timeout_s=min(self.spec.timeout_s, a.task.agent_timeout))
-        for i, prompt in enumerate(a.task.all_prompts):
+        limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s))
+        isolation = self.kind.session_isolation(self.spec.isolation)
+        for i, prompt in enumerate(self.kind.prompts(a.task)):
             t = time.monotonic()
             up = wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s)
             stages["server_wait_s"] = round(stages["server_wait_s"] + time.monotonic() - t, 3)
@@ -484,7 +493,7 @@ class Runner:
             t = time.monotonic()
             with session_slot(self.slots, events):
                 t_slot = time.monotonic()
-                stats = self.agent.run(prompt, workdir, a.cond, self.spec.isolation, limits, events, self.log_path)
+                stats = self.agent.run(prompt, workdir, a.cond, isolation, limits, events, self.log_path)
             stages["slot_wait_s"] = round(stages["slot_wait_s"] + t_slot - t, 3)
             stages["agent_s"] = round(stages["agent_s"] + time.monotonic() - t_slot, 3)
             total.add(stats)

@@ -14,7 +14,10 @@ SCORED = ("pass", "wrong", "crash", "timeout", "nofile")
 # harness failing (infra). Both are left out of pass rates and shown as attrition.
 UNSCORED = ("skipped", "infra")
 OUTCOMES = SCORED + UNSCORED
-Outcome = Literal["pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra"]
+Outcome = Literal["pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra", "pending"]
+# Recorded, not graded yet (a run that defers grading, e.g. kernels graded when the GPU is free): a regrade
+# gives it one of the outcomes above. Never counted, never attrition.
+PENDING = "pending"
 
 # The kernel grader's verdicts. `infra` is the model server or the machine failing during the agent's session,
 # never the model; `skipped_no_gpu` a task that needs a device this machine lacks.

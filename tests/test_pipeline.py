@@ -69,7 +69,7 @@ def test_definitions_load_with_every_piece():
     dg.Definitions.validate_loadable(defs)
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
     assert keys == {"task_suites", "agent_runs", "gradings", "results", "aggregates", "boards", "kernel_tasks",
-                    "kernel_gradings"}
+                    "kernel_runs", "kernel_gradings"}
     assert defs.resolve_job_def("benchmark").partitions_def is not None
     assert defs.resolve_sensor_def("new_model_release_sensor")
 
@@ -218,7 +218,7 @@ def kernel(x, out):
 
 def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
     """The agent (a replayed script) writes an L2-norm kernel into every kernel task; the grader scores it."""
-    from assets.kernels import kernel_gradings, kernel_tasks
+    from assets.kernels import kernel_gradings, kernel_runs, kernel_tasks
 
     script = tmp_path / "replay.jsonl"
     check = "python -c 'import torch, reference; print(\"torch\", torch.__version__)'"  # the agent can try its kernel
@@ -234,15 +234,16 @@ def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
         key = model_key("scripted-replay", "scripted")
         instance.add_dynamic_partitions("model", [key])
         ResultsStore(res["results_db"].path).remember_model(key, "scripted-replay", "scripted")
-        out = dg.materialize([kernel_tasks, kernel_gradings], selection=[kernel_gradings], resources=res,
+        out = dg.materialize([kernel_tasks, kernel_runs, kernel_gradings], selection=[kernel_runs, kernel_gradings],
+                             resources=res,
                              instance=instance, partition_key=dg.MultiPartitionKey({"model": key, "cell": "base.s1"}))
     assert out.success
     _, rows = ResultsStore(res["results_db"].path).query(
         "SELECT task, status, score > 0, device_kind FROM kernel_gradings ORDER BY task")
     assert rows[0][:2] == ("global_l2norm", "ok") and rows[0][2] is True and rows[0][3] == "cpu"
     assert rows[1][0] == "rmsnorm_bf16" and rows[1][1] in ("incorrect", "runtime_error") and rows[1][2] is False
-    events = (tmp_path / "runs" / f"dg-builtin-{key}-kernels" / "kernels" / "base" / "global_l2norm" / "s1" /
-              "events.jsonl").read_text()
+    (events,) = (tmp_path / "runs").glob(f"dg-builtin-{key}-kernels-base.s1-*/base/global_l2norm/s1/events.jsonl")
+    events = events.read_text()
     assert "torch 2.13" in events
 
 

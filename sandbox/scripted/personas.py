@@ -142,9 +142,14 @@ class OraclePersona:
     name = "oracle"
 
     def __init__(self, suite="kbench"):
-        from sandbox.scripted.oracle import TaskIndex  # task_defs and pydantic only where the oracle is used
+        if suite == "kernels":  # the kernel tasks: their index lives with the kernel tasks
+            from gpu.oracle import KernelTaskIndex
 
-        self.index = TaskIndex(suite)
+            self.index = KernelTaskIndex()
+        else:
+            from sandbox.scripted.oracle import TaskIndex  # task_defs and pydantic only where the oracle is used
+
+            self.index = TaskIndex(suite)
 
     def find(self, conv: Conversation):
         """The task of a conversation: by its first user message, else any later user or system message."""

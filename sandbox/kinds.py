@@ -1,0 +1,104 @@
+"""Kinds of work: what one unit needs before, during and after its agent sessions, behind one interface.
+
+The Runner (sandbox/runs.py) does everything kinds share: planning, resume, requeue and the infra/model split,
+server slots, disk rules, `.partial` records and the manifest. A kind says how a unit's folder is laid, what the
+agent is told, which sandbox its sessions get and how what it left is graded into one Verdict. Agent tasks are
+the first kind; kernel tasks (gpu/kind.py) the second. A new kind is a module implementing WorkKind, never a loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from sandbox.grading import grade, missing_requirements
+from sandbox.isolation import IsolationConfig
+from sandbox.runner import SessionResult
+from sandbox.validation import prepare_workdir
+from task_defs.models import Suite, Task
+
+
+@dataclass
+class Verdict:
+    """What grading said of one unit's final files: an outcome of task_defs.vocabulary and the evidence."""
+
+    outcome: str
+    detail: str
+    duration_s: float
+    session: SessionResult | None = None  # the grading sandbox's session, for its kill counts
+    extra: dict = field(default_factory=dict)  # fields of this kind, kept in result.json under the kind's name
+
+
+class WorkKind(Protocol):
+    name: str  # also the suite name in manifests
+    fingerprint: str  # changes whenever anything that decides a verdict changes
+
+    @property
+    def units(self) -> list: ...
+
+    def get(self, unit_id: str): ...
+
+    def unit_fields(self, unit) -> dict:
+        """category and tier, as the store and the board group units."""
+
+    def missing(self, unit) -> list[str]:
+        """Commands the unit needs that this machine lacks: the attempt is skipped, not scored."""
+
+    def prepare(self, unit, workdir: Path, cfg: IsolationConfig) -> None:
+        """Lay the unit's starting folder (raise sandbox.validation.PrepareError when that fails)."""
+
+    def prompts(self, unit) -> list[str]:
+        """One agent session per prompt, in order."""
+
+    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
+        """The sandbox the agent's sessions get for this kind."""
+
+    def timeout_s(self, unit, run_timeout_s: float) -> float: ...
+
+    def grade(self, unit, workdir: Path, output_path: Path, cfg: IsolationConfig, log_path: Path | None) -> Verdict:
+        """Grade what the agent left in workdir; write the evidence a reader needs to output_path."""
+
+
+class AgentTasks:
+    """The suite's programming, repair, terminal and chain tasks, graded by their hidden tests."""
+
+    def __init__(self, suite: Suite):
+        self.suite = suite
+        self.name = suite.name
+        self.fingerprint = suite.fingerprint
+
+    @property
+    def units(self) -> list[Task]:
+        return list(self.suite.tasks)
+
+    def get(self, unit_id: str) -> Task:
+        return self.suite.get(unit_id)
+
+    def unit_fields(self, unit: Task) -> dict:
+        return {"category": unit.category, "tier": unit.tier}
+
+    def missing(self, unit: Task) -> list[str]:
+        return missing_requirements(unit)
+
+    def prepare(self, unit: Task, workdir: Path, cfg: IsolationConfig) -> None:
+        prepare_workdir(unit, workdir, cfg)
+
+    def prompts(self, unit: Task) -> list[str]:
+        return unit.all_prompts
+
+    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
+        return cfg
+
+    def timeout_s(self, unit: Task, run_timeout_s: float) -> float:
+        return min(run_timeout_s, unit.agent_timeout)
+
+    def grade(self, unit: Task, workdir: Path, output_path: Path, cfg: IsolationConfig,
+              log_path: Path | None) -> Verdict:
+        g = grade(unit, workdir, output_path=output_path, cfg=cfg, log_path=log_path)
+        return Verdict(g.outcome, g.detail, g.duration_s, g.session)
+
+
+def as_kind(work) -> WorkKind:
+    """A loaded suite is the agent-task kind; anything else is taken to be a kind already."""
+    return AgentTasks(work) if isinstance(work, Suite) else work
