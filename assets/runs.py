@@ -35,7 +35,7 @@ def cell_settings(model_key: str, cell: str, kind, model_id: str, endpoint, agen
         run_id=service.cell_run_id(agent.agent, model_key, cell, kind), model=model_id, url=endpoint.url,
         agent=agent.agent, tool_format=agent.tool_format, suite=kind.name, tasks=tasks or None, conds=cond,
         defer_grading=defer_grading,
-        seeds=[seed], workers=min(agent.workers, endpoint.slots), timeout_s=agent.timeout_s,
+        seeds=[seed], workers=min(agent.workers, endpoint.slots or agent.workers), timeout_s=agent.timeout_s,
         runs_root=agent.runs_root, work_root=str(sandbox.work_path()), pi_path=agent.pi_path or None,
         keep_work=agent.keep_work, isolation=sandbox.isolation, server_slots=endpoint.slots,
         rss_limit_gb=agent.rss_limit_gb, max_procs=agent.max_procs, disk_limit_gb=agent.disk_limit_gb)

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from gpu.formulas import FormulaError, evaluate
+from task_defs.vocabulary import KERNEL_STATUSES
 
 Family = Literal[
     "gemm", "softmax", "norm", "rope", "attention", "sampling", "moe", "ssm", "kv_cache", "optimizer", "reduction",
@@ -19,9 +20,7 @@ NAME = r"^[a-z][a-z0-9_]*$"
 
 Shape = dict[str, int]
 
-STATUSES = ("compile_error", "runtime_error", "timeout", "incorrect", "cheat_rejected", "flagged", "ok",
-            "skipped_no_gpu",
-            "infra")  # the model server or the machine failed, never the model: recorded by the run, not graded
+STATUSES = KERNEL_STATUSES  # the grader's verdicts, defined with every other outcome word
 
 
 class Shapes(BaseModel):

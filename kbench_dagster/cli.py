@@ -141,8 +141,8 @@ def cmd_run(args) -> int:
     slots = server_slots_of(spec)  # asked once here, so the header can say it and the run uses the same answer
     spec = replace(spec, server_slots=slots.slots if slots else 0)
     total = len(spec.tasks) * len(spec.conds) * args.seeds
-    shared = (f"{slots.slots} server slots shared with every run against this URL" if slots else
-              "server slots not limited (the server reports none; --server-slots N sets them)")
+    shared = (f"{slots.slots} server slots shared with every run against this URL (--server-slots N sets them)"
+              if slots else "server slots not limited (--server-slots 0)")
     print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {args.seeds} seeds = {total}, "
           f"agent {args.agent}, model {args.model} at {args.url}, {args.workers} workers, {shared}", file=sys.stderr)
     done_before = service.already_done(spec)

@@ -6,36 +6,30 @@ import sys
 import time
 from pathlib import Path
 
+from kbench_dagster import service
+from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import loaders, tables
 from kbench_dagster.reporting.board_pages import build_board
-from kbench_dagster.ingest import ingest_run
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
-from kbench_dagster.progress import Progress
-from sandbox.conditions import select_conditions
-from sandbox.isolation import IsolationConfig
 from sandbox.servers.llama import LocalModelServer
 from sandbox.servers.model_pack import ensure_model
-from sandbox.runs import RunSpec, Runner
-from task_defs import load_suite
-from task_defs.loader import select
 
 
 def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
              agents: tuple[str, ...] = ("pi", "builtin")) -> int:
-    suite = load_suite("kbench")
-    chosen = select(suite, tasks)
     stamp = time.strftime("%Y%m%d-%H%M%S")
+    store = ResultsStore(DEFAULT_DB)
     print(f"demo: assembling the {pack} model if needed ...", file=sys.stderr, flush=True)
     ensure_model(pack)
     run_ids = []
     with LocalModelServer(pack, port=0) as srv:
         print(f"demo: {srv.model_id} ready at {srv.url} in {srv.ready_s:.1f}s", file=sys.stderr, flush=True)
         for agent in agents:
-            run_id = f"demo-{stamp}-{agent}"
-            spec = RunSpec(run_id=run_id, model=srv.model_id, conds=select_conditions("base"), tasks=chosen,
-                           url=srv.url, agent=agent, timeout_s=timeout_s, runs_root=Path(runs),
-                           isolation=IsolationConfig())
-            bar = Progress(len(chosen), f"{agent:7}")
+            settings = service.settings_of(run_id=f"demo-{stamp}-{agent}", model=srv.model_id, url=srv.url,
+                                           agent=agent, tasks=tasks, conds="base", timeout_s=timeout_s,
+                                           runs_root=runs)
+            spec, kind = service.build_spec(settings)
+            bar = Progress(len(spec.tasks), f"{agent:7}")
 
             def show(r: dict, bar=bar) -> None:
                 bar.step(r["outcome"] == "pass")
@@ -43,13 +37,11 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
                       f"tool calls {r['tool_calls']} format errors {r['tool_format_errors']}", file=sys.stderr,
                       flush=True)
 
-            print(f"demo: {agent} on {len(chosen)} tasks (condition base, seed 1, {timeout_s:g}s per session)",
+            print(f"demo: {agent} on {len(spec.tasks)} tasks (condition base, seed 1, {timeout_s:g}s per session)",
                   file=sys.stderr, flush=True)
-            Runner(spec, suite, on_result=show).run()
-            run_ids.append(run_id)
-    store = ResultsStore(DEFAULT_DB)
+            service.run_and_store(spec, kind, store, on_result=show)
+            run_ids.append(spec.run_id)
     for run_id in run_ids:
-        ingest_run(store, Path(runs), run_id)
         print()
         print(tables.render(run_id, loaders.load_results(Path(runs), run_id)))
     index = build_board(store, DEFAULT_DB.parent / "board")

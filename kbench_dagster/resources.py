@@ -13,7 +13,8 @@ from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB
-from sandbox.server_probe import fetch_json, reported_slots
+from sandbox.server_probe import fetch_json
+from sandbox.slots import slot_capacity
 from sandbox.workdirs import default_work_root
 from task_defs import Suite, load_suite
 
@@ -96,7 +97,7 @@ class ModelEndpoints(dg.ConfigurableResource):
         """One endpoint with its slots settled: the configured count, else the server's own, else 1."""
         for e in self.endpoints():
             if e.name == name:
-                return e if e.slots else replace(e, slots=reported_slots(e.url, e.api_key) or 1)
+                return e if e.slots is not None else replace(e, slots=slot_capacity(None, e.url, e.api_key))
         raise KeyError(f"no endpoint {name!r}; configured: {', '.join(self.urls)}")
 
     def list_models(self, name: str) -> list[str]:

@@ -30,8 +30,8 @@ from sandbox.serverproxy import ServerProxy
 from sandbox.limits import AGENT_LIMITS, Limits
 from sandbox.records import (attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim,
                              write_json_atomic)
-from sandbox.server_probe import describe_server, reported_slots, wait_for_server
-from sandbox.slots import ServerSlots
+from sandbox.server_probe import describe_server, wait_for_server
+from sandbox.slots import ServerSlots, slot_capacity
 from sandbox import uids
 from sandbox.trees import remove_tree
 from sandbox.validation import PrepareError
@@ -165,9 +165,7 @@ def write_manifest(spec: RunSpec, kind: WorkKind, run_dir: Path, pi: str | None)
 
 def server_slots_of(spec: RunSpec) -> ServerSlots | None:
     """The cross-run limit on sessions at once for the spec's server, if there is one."""
-    n = spec.server_slots
-    if n is None:
-        n = reported_slots(spec.url, spec.api_key) or 0
+    n = slot_capacity(spec.server_slots, spec.url, spec.api_key)
     return ServerSlots(spec.url, n, spec.slots_root) if n else None
 
 

@@ -18,7 +18,21 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from sandbox.server_probe import reported_slots
+
 POLL_S = 0.05
+# A server that says nothing of its capacity gets one session at a time: never overloaded, and a queued request
+# never eats an agent's time limit; `--server-slots N` (KBENCH_SLOTS for Dagster) raises it, 0 lifts the limit.
+UNKNOWN_SERVER_SLOTS = 1
+
+
+def slot_capacity(configured: int | None, url: str, api_key: str | None = None) -> int:
+    """The one answer to "how many sessions at once against this server", for the CLI, the Dagster endpoints
+    and the UI's pool: the configured count (0: no limit), else what the server reports (llama.cpp's /props
+    total_slots), else UNKNOWN_SERVER_SLOTS."""
+    if configured is not None:
+        return configured
+    return reported_slots(url, api_key) or UNKNOWN_SERVER_SLOTS
 
 
 def default_root() -> Path:

@@ -192,7 +192,7 @@ def test_kill_mid_run_then_rerun_gives_exactly_one_result_each(tmp_path):
     with ScriptedServer(persona="oracle", port=0, latency=0.15) as srv:
         cmd = [sys.executable, "-m", "kbench_dagster.cli", "run", "k", "--model", srv.model_id, "--url", srv.url,
                "--agent", "builtin", "--conds", "base,think", "--tasks", tasks, "--workers", "2",
-               "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work")]
+               "--server-slots", "0", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work")]
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         run_dir = tmp_path / "runs" / "k"
         deadline = time.monotonic() + 60

@@ -27,7 +27,8 @@ def real_run(root: Path, run_id: str, persona: str, tasks: str = TASKS, seeds: i
     with ScriptedServer(persona=persona, port=0, **server) as srv:
         spec = RunSpec(run_id=run_id, model=f"scripted-{persona}", conds=select_conditions("base"),
                        tasks=select(SUITE, tasks), url=srv.url, agent="builtin", runs_root=root / "runs",
-                       work_root=root / "work", workers=4, timeout_s=60, seeds=seeds, server_wait_s=5)
+                       work_root=root / "work", workers=4, timeout_s=60, seeds=seeds, server_wait_s=5,
+                       server_slots=0)
         Runner(spec, SUITE).run()
     return root / "runs"
 

@@ -72,10 +72,11 @@ def test_the_servers_reported_slots_are_used_when_none_is_given(tmp_path):
         Runner(spec_for(srv, tmp_path, "auto"), SUITE).run()
     manifest = json.loads((tmp_path / "runs" / "auto" / "manifest.json").read_text())
     assert manifest["settings"]["server_slots"] == 3
-    with ScriptedServer(persona="oracle", port=0) as srv:  # a server that says nothing: no cross-run limit
+    with ScriptedServer(persona="oracle", port=0) as srv:  # a server that says nothing: one session at a time
         assert reported_slots(srv.url) is None
         Runner(spec_for(srv, tmp_path, "none"), SUITE).run()
-    assert json.loads((tmp_path / "runs" / "none" / "manifest.json").read_text())["settings"]["server_slots"] == 0
+        assert srv.max_in_flight == 1
+    assert json.loads((tmp_path / "runs" / "none" / "manifest.json").read_text())["settings"]["server_slots"] == 1
 
 
 HOLDER = """

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from kbench_dagster.reporting import difficulty, pairwise, stats
 from kbench_dagster.store import ResultsStore
+from task_defs.vocabulary import SCORED_SQL
 
-SCORED_SQL = "('pass', 'wrong', 'crash', 'timeout', 'nofile')"
 GROUP_KEYS = ("model", "agent", "condition", "server", "hardware")
 _ORDER = "(COALESCE(regraded, false), COALESCE(graded_at, TIMESTAMP '1970-01-01'))"
 HARDWARE_SQL = ("CASE WHEN m.gpus IS NULL THEN 'unknown' WHEN json_array_length(m.gpus) = 0 THEN 'cpu' "

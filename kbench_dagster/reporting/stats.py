@@ -26,11 +26,8 @@ from typing import Iterable
 
 import numpy as np
 
+from task_defs.vocabulary import CATEGORIES, OUTCOMES, SCORED, TIERS  # noqa: F401 - readers use stats.X
 
-SCORED = ("pass", "wrong", "crash", "timeout", "nofile")
-OUTCOMES = ("pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra")
-TIERS = ("easy", "medium", "hard", "terminal")
-CATEGORIES = ("programming", "repair", "terminal", "chain")
 Z95 = 1.959963984540054  # norm.ppf(0.975)
 DEFAULT_BOOT = 2000
 ATTRITION_LIMIT = 0.05

@@ -19,9 +19,9 @@ from sandbox.agents.record import read_events
 from sandbox.limits import Limits
 from sandbox.scripted.oracle import reference_plan
 from task_defs.models import Suite
+from task_defs.vocabulary import SCORED  # graded: what the hidden test said
 
 ORDINARY_TASK = "fizz"  # solved with its reference after every attack, in the same run: it must still pass
-REAL_OUTCOMES = ("pass", "wrong", "crash", "timeout", "nofile")  # graded: what the hidden test said
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def reference_calls(suite: Suite, task_id: str) -> Script:
 
 def scored(r: dict) -> bool:
     """Graded with a real outcome: neither infra nor a harness error, and never put back for server trouble."""
-    return bool(r) and r.get("outcome") in REAL_OUTCOMES and not r.get("infra") and not r.get("harness_error") \
+    return bool(r) and r.get("outcome") in SCORED and not r.get("infra") and not r.get("harness_error") \
         and not r.get("requeues")
 
 
