@@ -47,7 +47,9 @@ $(NODE_STAMP): package.json package-lock.json
 demo: setup
 	$(VENV)/bin/kbench demo
 
+# ruff first (its rules are in pyproject.toml): a lint failure stops the target before the long pytest run
 test: setup
+	$(VENV)/bin/ruff check .
 	@$(VENV)/bin/python -m pytest -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
 

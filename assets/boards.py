@@ -9,6 +9,7 @@ from kbench_dagster.reporting import board_data
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.resources import ResultsDB
 
+
 @dg.asset(deps=[results], group_name="results", automation_condition=dg.AutomationCondition.eager())
 def aggregates(results_db: ResultsDB) -> dg.Output:
     """Per model x harness x condition x server: pass rates with intervals, tiers and paired comparisons."""

@@ -9,7 +9,8 @@ from sandbox.validation import validate_tasks
 
 
 def _preview(suites) -> str:
-    rows = ["| suite | tasks | programming | repair | terminal | chain | fingerprint |", "|---|---|---|---|---|---|---|"]
+    rows = ["| suite | tasks | programming | repair | terminal | chain | fingerprint |",
+            "|---|---|---|---|---|---|---|"]
     for s in suites:
         n = {c: sum(t.category == c for t in s.tasks) for c in ("programming", "repair", "terminal", "chain")}
         rows.append(f"| {s.name} | {len(s.tasks)} | {n['programming']} | {n['repair']} | {n['terminal']} | "

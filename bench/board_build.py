@@ -54,7 +54,8 @@ def generate(store: ResultsStore, rows: int) -> int:
                                ELSE ['wrong', 'wrong', 'crash', 'nofile', 'timeout'][1 + (hash(u) % 5)::INTEGER] END
                           AS outcome
                 FROM g)
-            SELECT 'synthetic/' || mi || '/' || agent, 'syn-' || mi || '-' || agent, 'model-' || lpad(mi::VARCHAR, 2, '0'),
+            SELECT 'synthetic/' || mi || '/' || agent, 'syn-' || mi || '-' || agent,
+                   'model-' || lpad(mi::VARCHAR, 2, '0'),
                    agent, condition, task, seed, category, tier, outcome, outcome = 'infra', 5 + 60 * u + 3 * mi,
                    2 + (hash(u, 1) % 20)::INTEGER, 2000 + 500 * mi + (hash(u, 2) % 5000)::INTEGER,
                    100 + (hash(u, 3) % 900)::INTEGER, 0, 0, (u > 0.98)::INTEGER, 0, 0, false, u > 0.995, 'fp',

@@ -41,7 +41,8 @@ def main() -> None:
         ResultsStore(tmp / "dg.duckdb").remember_model(srv.model_id, srv.model_id, "scripted")
         t = time.perf_counter()
         out = dg.materialize([task_suites, agent_runs, gradings], selection=[agent_runs, gradings], resources=res,
-                             instance=instance, partition_key=dg.MultiPartitionKey({"model": srv.model_id, "cell": "base.s1"}))
+                             instance=instance,
+                             partition_key=dg.MultiPartitionKey({"model": srv.model_id, "cell": "base.s1"}))
         dagster = time.perf_counter() - t
         assert out.success
         n = out.asset_materializations_for_node("agent_runs")[0].metadata["rows"].value

@@ -32,4 +32,5 @@ med = statistics.median(times)
 interval = max(AGENT_LIMITS.disk_poll_s, DISK_COST_FACTOR * med)
 share = med / interval
 print(f"disk watchdog: one count of {files} files ({used / 2**20:.0f} MiB) takes median {med * 1000:.1f} ms; "
-      f"polled every {interval:.2f} s that is {share:.1%} of one core (target <= 5%: {'OK' if share <= 0.05 else 'MISSED'})")
+      f"polled every {interval:.2f} s that is {share:.1%} of one core "
+      f"(target <= 5%: {'OK' if share <= 0.05 else 'MISSED'})")

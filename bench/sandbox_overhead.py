@@ -35,7 +35,7 @@ def main() -> None:
         modes = ["none"] + (["bwrap"] if bwrap_path() else [])
         for mode in modes:
             cfg = IsolationConfig(mode=mode)
-            m = median_wall(lambda: run_session(["true"], wd, limits=TEST_LIMITS, cfg=cfg))
+            m = median_wall(lambda cfg=cfg: run_session(["true"], wd, limits=TEST_LIMITS, cfg=cfg))
             verdict = "OK" if m <= 0.25 else "OVER TARGET"
             print(f"sandbox ({mode:5}) `true`:       median {m * 1000:7.1f} ms over {N}  "
                   f"({m / bare:.1f}x bare; target <= 250 ms: {verdict})")

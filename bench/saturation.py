@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from sandbox.conditions import select_conditions
-from sandbox.runs import RunSpec, Runner
+from sandbox.runs import Runner, RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.workdirs import default_work_root
 from task_defs import load_suite
@@ -28,7 +28,8 @@ SEEDS = 2
 def main() -> None:
     suite = load_suite("kbench")
     tasks = select(suite, TASKS)
-    with tempfile.TemporaryDirectory() as d, ScriptedServer(persona="oracle", port=0, latency=LATENCY, slots=SLOTS) as srv:
+    with (tempfile.TemporaryDirectory() as d,
+          ScriptedServer(persona="oracle", port=0, latency=LATENCY, slots=SLOTS) as srv):
         spec = RunSpec(run_id="saturation", model=srv.model_id, conds=select_conditions("base"), tasks=tasks,
                        url=srv.url, agent="builtin", runs_root=Path(d) / "runs", work_root=default_work_root(),
                        workers=WORKERS, seeds=SEEDS)
@@ -39,9 +40,10 @@ def main() -> None:
         requests = srv.chat_requests
     ideal = requests * LATENCY / SLOTS
     bad = [r["task"] for r in results if r["outcome"] != "pass"]
-    print(f"{len(results)} task runs, {requests} chat requests, latency {LATENCY:g}s, {SLOTS} slots, {WORKERS} workers: "
-          f"wall {wall:.1f}s, ideal {ideal:.1f}s, achieved {ideal / wall:.3f} of ideal "
-          f"(target >= 0.95: {'OK' if ideal / wall >= 0.95 else 'BELOW TARGET'}){'; not passed: ' + ','.join(bad) if bad else ''}")
+    print(f"{len(results)} task runs, {requests} chat requests, latency {LATENCY:g}s, {SLOTS} slots, "
+          f"{WORKERS} workers: wall {wall:.1f}s, ideal {ideal:.1f}s, achieved {ideal / wall:.3f} of ideal "
+          f"(target >= 0.95: {'OK' if ideal / wall >= 0.95 else 'BELOW TARGET'})"
+          f"{'; not passed: ' + ','.join(bad) if bad else ''}")
 
 
 if __name__ == "__main__":

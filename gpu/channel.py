@@ -223,8 +223,8 @@ class WorkerProcess:
                                                       "TRITON_INTERPRET", "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS")}
         keep.update(PATH=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", HOME="/home/kbench",
                     LANG="C.UTF-8")
-        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *python_runtime_dirs()], env=keep,
-                          network=False)  # our sockets are paths in the file system: they still connect
+        argv = bwrap_argv(cmd, build, home, tmp, cfg, ro_binds=[self._sockdir, shared, *python_runtime_dirs()],
+                          env=keep, network=False)  # our sockets are paths in the file system: they still connect
         return argv, {"PATH": "/usr/bin:/bin"}
 
     def _read(self, n: int, deadline: float, timeout: float) -> bytes:

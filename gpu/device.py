@@ -51,8 +51,8 @@ def _nvidia_smi(index: int) -> dict[str, str]:
         return {}
     fields = ["driver_version", "clocks.sm", "clocks.max.sm", "clocks.mem", "clocks.max.mem", "power.limit"]
     try:
-        out = subprocess.run([exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits", "-i", str(index)],
-                             capture_output=True, text=True, timeout=20).stdout.strip()
+        out = subprocess.run([exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits",
+                              "-i", str(index)], capture_output=True, text=True, timeout=20).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return {}
     vals = [v.strip() for v in out.split(",")]
@@ -80,7 +80,8 @@ def _triton_version() -> str | None:
 
 def device_info(kind: str) -> dict:
     """The record of the device a grading ran on."""
-    info: dict = {"kind": kind, "torch": torch.__version__, "triton": _triton_version(), "python": platform.python_version()}
+    info: dict = {"kind": kind, "torch": torch.__version__, "triton": _triton_version(),
+                  "python": platform.python_version()}
     if kind == "cuda":
         idx = torch.cuda.current_device()
         p = torch.cuda.get_device_properties(idx)

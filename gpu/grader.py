@@ -20,8 +20,8 @@ from pathlib import Path
 from gpu import device as devmod
 from gpu.config import GradeConfig
 from gpu.grading import Grading
-from gpu.integrity import FileGuard
 from gpu.intake import detect_language, into_build, reference_submission, triton_available
+from gpu.integrity import FileGuard
 from gpu.loader import get_task, private_reference
 from gpu.models import STATUSES, KernelTask
 from sandbox.trees import remove_tree

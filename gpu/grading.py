@@ -16,8 +16,8 @@ from gpu.audit import audit
 from gpu.cases import Case, time_eager
 from gpu.channel import ForgedReply, ReplyTimeout, WorkerDied, WorkerProcess
 from gpu.config import GradeConfig
-from gpu.integrity import FileGuard
 from gpu.intake import load_private
+from gpu.integrity import FileGuard
 from gpu.models import KernelTask
 from gpu.rand import Rand
 

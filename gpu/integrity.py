@@ -46,7 +46,7 @@ class FileGuard:
                 continue
             # links are listed, never followed; a folder added since (any depth of one) is listed, not entered
             walk = Walk(root, max_entries=MAX_ENTRIES,
-                        skip=lambda e: e.name in SKIP or (root / e.rel) not in self.folders)
+                        skip=lambda e, root=root: e.name in SKIP or (root / e.rel) not in self.folders)
             added = [root / e.rel for e in walk if e.name not in SKIP
                      and (root / e.rel) not in (self.folders if e.kind == "dir" else self.files)]
             for p in added:

@@ -89,7 +89,8 @@ def render_prompt(task: KernelTask) -> str:
         f"- Edit `{task.stub}`: define `{task.entry}({', '.join(task.kernel_args())})`. It is called with keyword",
         "  arguments and must write its results into the output tensors (" + ", ".join(task.outputs) + ");"
         " its return value is ignored.",
-        "- Inputs must be left unchanged" + (f"; {', '.join(task.inplace)} are updated in place." if task.inplace else "."),
+        "- Inputs must be left unchanged"
+        + (f"; {', '.join(task.inplace)} are updated in place." if task.inplace else "."),
         f"- Correctness first: every public and hidden shape, several random seeds and input distributions"
         f" ({', '.join(task.distributions)}). An incorrect kernel scores 0.",
         f"- Score: {task.unit}, with work = `{formula}` per call, geometric mean over shapes.",

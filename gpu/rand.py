@@ -29,7 +29,8 @@ class Rand:
             x = torch.where(spikes, x * 16.0, x)
         return x.to(dtype)
 
-    def uniform(self, *size: int, low: float = 0.0, high: float = 1.0, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    def uniform(self, *size: int, low: float = 0.0, high: float = 1.0,
+                dtype: torch.dtype = torch.float32) -> torch.Tensor:
         u = torch.rand(*size, generator=self.gen, device=self.device, dtype=torch.float32)
         return (low + (high - low) * u).to(dtype)
 

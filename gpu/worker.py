@@ -52,7 +52,8 @@ def _inside(fn) -> tuple:
 
 class Snapshot:
     def __init__(self) -> None:
-        self.items = [(label, obj, name, getattr(obj, name), _inside(getattr(obj, name))) for label, obj, name in _watched()]
+        self.items = [(label, obj, name, getattr(obj, name), _inside(getattr(obj, name)))
+                      for label, obj, name in _watched()]
 
     def changed(self) -> list[str]:
         out = []
@@ -223,7 +224,7 @@ def serve(conn, cfg: dict) -> None:
                             t.copy_(wire_sets[k][n])
                 for n in poison:
                     timing.poison_(args[n])
-                event_s, host_s = timing.time_one(lambda: fn(**args), device, flush)
+                event_s, host_s = timing.time_one(lambda args=args: fn(**args), device, flush)
                 sync()
                 now = _ptrs(args)
                 moved = sorted(n for n in args if now[n] != ptrs[k][n])

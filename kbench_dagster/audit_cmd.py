@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
-from kbench_dagster.reporting import difficulty
 from kbench_dagster.progress import Progress
+from kbench_dagster.reporting import difficulty
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation import IsolationConfig
 from sandbox.suite_audit import audit_suite

@@ -12,11 +12,11 @@ from pathlib import Path
 import duckdb
 
 from gpu.cli import add_kernels_parser
-from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster import service
+from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster.progress import Progress
-from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.registry_cmd import add_registry_parsers
+from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
@@ -221,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--all", action="store_true", help="also the hidden test and the reference solution")
     s.set_defaults(func=cmd_show)
 
-    s = sub.add_parser("validate", help="prove each hidden test: fails untouched and every mutant, passes the reference and every alternative")
+    s = sub.add_parser("validate", help="prove each hidden test: fails untouched and every mutant, "
+                                        "passes the reference and every alternative")
     s.add_argument("--tasks", help=tasks_help)
     s.add_argument("--strict", action="store_true", help="a skipped task fails the validation too")
     s.add_argument("--workers", type=int, default=max(2, os.cpu_count() or 2))

@@ -29,6 +29,7 @@ defs = dg.Definitions(
     asset_checks=[hidden_tests_are_proven],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(
-        "results_automation", target=dg.AssetSelection.assets(results, aggregates, boards), default_status=dg.DefaultSensorStatus.RUNNING)],
+        "results_automation", target=dg.AssetSelection.assets(results, aggregates, boards),
+        default_status=dg.DefaultSensorStatus.RUNNING)],
     resources=RESOURCES,
 )

@@ -10,7 +10,6 @@ from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
 from sandbox.agents.record import read_events
 from sandbox.records import finished_results, read_result
 
-
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "runs", "events_summary")
 

@@ -11,13 +11,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from task_defs.loader import HARNESS, task_files
-from task_defs.models import Task
-from task_defs.vocabulary import Outcome
 from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
 from sandbox.limits import TEST_LIMITS, Limits
 from sandbox.runner import SessionResult, run_session
 from sandbox.workdirs import private_copy
+from task_defs.loader import HARNESS, task_files
+from task_defs.models import Task
+from task_defs.vocabulary import Outcome
 
 # The judge's start: the harness's read-only folder is on sys.path just long enough to import kbtest.
 JUDGE_CODE = "import sys; sys.path.append({0!r}); import kbtest; sys.path.remove({0!r}); kbtest._judge()"

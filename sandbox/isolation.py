@@ -45,7 +45,8 @@ class IsolationConfig:
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":
             if not bwrap_path():
-                raise RuntimeError("isolation 'bwrap' asked for, but bwrap is not installed (apt-get install bubblewrap)")
+                raise RuntimeError("isolation 'bwrap' asked for, but bwrap is not installed "
+                                   "(apt-get install bubblewrap)")
             return "bwrap"
         if self.mode == "none":
             return "none"

@@ -1,4 +1,5 @@
-"""The run records on disk: runs/RUNID/COND/TASK/sK/ (events.jsonl, tests.txt, result.json, workdir/) and the manifest."""
+"""The run records on disk: runs/RUNID/COND/TASK/sK/ (events.jsonl, tests.txt, result.json, workdir/) and the
+manifest."""
 
 from __future__ import annotations
 

@@ -17,22 +17,22 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from sandbox import uids
 from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, pi_version, write_pi_config
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.conditions import Condition
 from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full, used_bytes
-from sandbox.stops import DiskFull, RunStopped, ServerDown
 from sandbox.isolation import IsolationConfig
 from sandbox.kinds import Verdict, WorkKind, as_kind
-from sandbox.serverproxy import ServerProxy
 from sandbox.limits import AGENT_LIMITS, Limits
-from sandbox.records import (attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim,
-                             write_json_atomic)
+from sandbox.records import attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim, write_json_atomic
 from sandbox.server_probe import describe_server, wait_for_server
+from sandbox.serverproxy import ServerProxy
 from sandbox.slots import ServerSlots, slot_capacity
-from sandbox import uids
+from sandbox.stops import DiskFull, RunStopped, ServerDown
 from sandbox.trees import remove_tree
 from sandbox.validation import PrepareError
 from sandbox.workdirs import check_outside_repo, default_work_root
@@ -104,7 +104,7 @@ class RunSpec:
 @dataclass(frozen=True)
 class Attempt:
     cond: Condition
-    task: Task
+    task: Any  # a unit of the run's kind: a task_defs Task or a gpu KernelTask
     seed: int
 
     @property
@@ -270,7 +270,8 @@ class Runner:
             also = f"; {len(self._errors)} other harness errors: {'; '.join(self._errors[:3])}" if self._errors else ""
             raise type(self._stopping)(f"run stopped: {self._stopping}; {len(todo)} attempts not started{also}")
         if self._errors:  # surfaced, never dropped: those attempts have no result.json and the next run redoes them
-            raise RuntimeError(f"{len(self._errors)} attempts failed inside the harness: " + "; ".join(self._errors[:5]))
+            raise RuntimeError(f"{len(self._errors)} attempts failed inside the harness: "
+                               + "; ".join(self._errors[:5]))
         return summary
 
     def _check_server(self) -> None:

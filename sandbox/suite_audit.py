@@ -15,12 +15,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from task_defs.errors import TaskFileError
-from task_defs.loader import IGNORED, load_task
-from task_defs.models import Task
 from sandbox.grading import missing_requirements
 from sandbox.isolation import IsolationConfig
 from sandbox.validation import Validation, apply_reference, prepare_workdir, validate_tasks
+from task_defs.errors import TaskFileError
+from task_defs.loader import IGNORED, load_task
+from task_defs.models import Task
 
 MUTANT_QUOTA = {"programming": 3, "repair": 3, "terminal": 2, "chain": 2}
 ALTERNATIVE_QUOTA = {"programming": 1}
@@ -86,7 +86,8 @@ def _load_each(root: Path, only: set[str] | None) -> tuple[list[Task], list[Viol
             violations.append(Violation(exc.path, "task file" if exc.field != "canary" else "canary", exc.problem))
             continue
         if task.id != folder.name:
-            violations.append(Violation(str(folder / "task.toml"), "task file", f"id {task.id!r} is not the folder name"))
+            violations.append(Violation(str(folder / "task.toml"), "task file",
+                                        f"id {task.id!r} is not the folder name"))
             continue
         tasks.append(task)
     return tasks, violations

@@ -165,7 +165,7 @@ def remove_tree(path: Path, ignore_errors: bool = False) -> None:
         parent_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
         return
-    except OSError as exc:
+    except OSError:
         if ignore_errors:
             return
         raise

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from task_defs.models import VARIANT_NOTE, Task, variant_note
 from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
 from sandbox.grading import Grade, grade, missing_requirements
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, Limits
 from sandbox.runner import run_session
 from sandbox.workdirs import check_outside_repo, copy_tree_into, fresh_dir, private_copy
+from task_defs.models import VARIANT_NOTE, Task, variant_note
 
 SOLVE_SCRIPT = "solve.sh"
 
@@ -37,7 +37,8 @@ def _run_script(task: Task, script: Path, workdir: Path, cfg: IsolationConfig | 
     finally:
         shutil.rmtree(hidden, ignore_errors=True)
     if res.returncode != 0 or res.timed_out:
-        raise PrepareError(f"{task.folder / script.name}: {what} script failed (exit {res.returncode}): {res.tail[-500:]}")
+        raise PrepareError(f"{task.folder / script.name}: {what} script failed (exit {res.returncode}): "
+                           f"{res.tail[-500:]}")
 
 
 def prepare_workdir(task: Task, workdir: Path, cfg: IsolationConfig | None = None) -> Path:
@@ -60,7 +61,8 @@ def apply_variant(task: Task, folder: Path, workdir: Path, cfg: IsolationConfig 
         shutil.copy2(src, dest)
     script = folder / SOLVE_SCRIPT
     if script.is_file():
-        _run_script(task, script, workdir, cfg, "reference" if folder == task.solution_dir else f"variant {folder.name}")
+        _run_script(task, script, workdir, cfg,
+                    "reference" if folder == task.solution_dir else f"variant {folder.name}")
 
 
 def apply_reference(task: Task, workdir: Path, cfg: IsolationConfig | None = None) -> None:
@@ -192,7 +194,8 @@ def validate_task(
         if exc.errno != errno.ENOSPC:
             raise
         return Validation(task.id, "fail", f"the disk ran full at {base} ({exc.strerror}): that says nothing about "
-                                           "the task; free space and validate again", duration_s=time.monotonic() - start)
+                                           "the task; free space and validate again",
+                          duration_s=time.monotonic() - start)
     problems = [_problem(v, base) for v in variants if not v.as_expected]
     full = ran_full({"work": base}) if problems else None
     if full:  # a test that could not write is no proof against the task
@@ -219,7 +222,8 @@ def validate_tasks(
     work_base = Path(work_base)
     work_base.mkdir(parents=True, exist_ok=True)
     ensure_room({"work": work_base}, RESERVE_BYTES)  # a test that cannot write proves nothing about its task
-    root = check_outside_repo(Path(tempfile.mkdtemp(prefix=f"validate-{time.strftime('%Y%m%d-%H%M%S')}-", dir=work_base)))
+    root = check_outside_repo(Path(tempfile.mkdtemp(prefix=f"validate-{time.strftime('%Y%m%d-%H%M%S')}-",
+                                                    dir=work_base)))
     os.chmod(root, 0o755)
     results: list[Validation] = []
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

@@ -19,7 +19,8 @@ def default_work_root() -> Path:
 def check_outside_repo(path: Path) -> Path:
     path = Path(path).resolve()
     if path == REPO_ROOT or REPO_ROOT in path.parents:
-        raise ValueError(f"work folder {path} is inside the repository {REPO_ROOT}; the agent would see the hidden tests")
+        raise ValueError(f"work folder {path} is inside the repository {REPO_ROOT}; "
+                         "the agent would see the hidden tests")
     return path
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from pathlib import Path
-
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -90,7 +89,8 @@ def _check_files(task: Task, toml_path: Path) -> None:
                                                 "what this variant does (the mistake, or how it differs)")
             lines = note_lines(d)
             if len(lines) != 1:
-                raise TaskFileError(note, None, f"must hold exactly one line besides the canary comment, has {len(lines)}")
+                raise TaskFileError(note, None,
+                                    f"must hold exactly one line besides the canary comment, has {len(lines)}")
             if not any(f.name != VARIANT_NOTE for f in d.rglob("*") if f.is_file()):
                 raise TaskFileError(d, None, f"{kind} folder {d.name!r} has no files besides its note")
     exempt = {task.folder / n for n in task.no_canary}
@@ -124,7 +124,8 @@ def load_suite(root: Path | str = "kbench") -> Suite:
         if task.id in seen:
             raise TaskFileError(folder / "task.toml", "id", f"duplicate id {task.id!r}, also in {seen[task.id]}")
         if task.id != folder.name:
-            raise TaskFileError(folder / "task.toml", "id", f"must equal the folder name {folder.name!r}, got {task.id!r}")
+            raise TaskFileError(folder / "task.toml", "id",
+                                f"must equal the folder name {folder.name!r}, got {task.id!r}")
         seen[task.id] = folder
         tasks.append(task)
     if not tasks:

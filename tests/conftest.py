@@ -10,8 +10,8 @@ os.environ.setdefault("KBENCH_DB", str(_STATE / "kbench.duckdb"))
 
 import pytest
 
-from task_defs.canary import CANARY
 from sandbox.isolation import bwrap_path
+from task_defs.canary import CANARY
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from conftest import REPO, needs_bwrap
+
 from sandbox.conditions import select_conditions
 from sandbox.isolation import bwrap_path
-from sandbox.runs import RunConflict, RunSpec, Runner
-from sandbox.stops import ServerDown
+from sandbox.runs import RunConflict, Runner, RunSpec
 from sandbox.scripted import ScriptedServer
+from sandbox.stops import ServerDown
 from sandbox.uids import pool
 from task_defs import load_suite
 from task_defs.loader import select
@@ -193,7 +193,8 @@ def test_kill_mid_run_then_rerun_gives_exactly_one_result_each(tmp_path):
         cmd = [sys.executable, "-m", "kbench_dagster.cli", "run", "k", "--model", srv.model_id, "--url", srv.url,
                "--agent", "builtin", "--conds", "base,think", "--tasks", tasks, "--workers", "2",
                "--server-slots", "0", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work")]
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
         run_dir = tmp_path / "runs" / "k"
         deadline = time.monotonic() + 60
         while len(list(run_dir.glob("*/*/s1/result.json"))) < 5 and time.monotonic() < deadline:

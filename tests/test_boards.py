@@ -10,12 +10,12 @@ from pathlib import Path
 from urllib.parse import quote, urldefrag, urlsplit
 
 import pytest
+from test_reports import real_run
 
+from kbench_dagster.ingest import ingest_run
 from kbench_dagster.reporting import board_data
 from kbench_dagster.reporting.board_pages import build_board
-from kbench_dagster.ingest import ingest_run
 from kbench_dagster.store import ResultsStore
-from test_reports import real_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (the set-up installs "
@@ -48,7 +48,8 @@ FROM t GROUP BY ALL
 def synthetic(model: str, run_id: str, pass_every: int, seeds: int = 3, infra_task: str | None = None) -> list[dict]:
     rows = []
     tasks = [("fizz", "programming", "easy"), ("clamp", "programming", "easy"), ("fixavg", "repair", "medium"),
-             ("counterrors", "terminal", "terminal"), ("hellosh", "terminal", "terminal"), ("topip_cmd", "chain", "terminal")]
+             ("counterrors", "terminal", "terminal"), ("hellosh", "terminal", "terminal"),
+             ("topip_cmd", "chain", "terminal")]
     for i, (task, cat, tier) in enumerate(tasks):
         for seed in range(1, seeds + 1):
             outcome = "pass" if (i + seed) % pass_every == 0 else ("wrong" if seed % 2 else "nofile")
@@ -278,8 +279,8 @@ def test_kbench_board_serve_shows_the_sql_numbers_on_localhost_and_stops_on_sigt
     import psutil
 
     store, _ = built
-    cmd = [sys.executable, "-m", "kbench_dagster.cli", "board", "--db", str(store.path), "--out", str(tmp_path / "site"),
-           "--serve", "--port", "0"]
+    cmd = [sys.executable, "-m", "kbench_dagster.cli", "board", "--db", str(store.path),
+           "--out", str(tmp_path / "site"), "--serve", "--port", "0"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
@@ -356,9 +357,9 @@ def test_board_mcnemar_uses_the_seed_a_pair_shares(tmp_path):
 def test_task_pages_show_the_difficulty_audit_results_prints(built, capsys):
     """Each task page's difficulty line: the same pass rates per contestant as `kbench audit --results` on the
     same store, and the same saturated/dead flags."""
+    from kbench_dagster.cli import main
     from kbench_dagster.reporting import difficulty
     from kbench_dagster.reporting.board_html import esc, pct, slug
-    from kbench_dagster.cli import main
 
     store, index = built
     assert main(["audit", "--results", "--db", str(store.path)]) == 0

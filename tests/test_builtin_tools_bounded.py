@@ -12,13 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, needs_bwrap
+
 from sandbox.agents.tools import EDIT_MAX_BYTES, READ_CAP_BYTES, ToolBox, ToolError, _within
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runs import RunSpec, Runner
+from sandbox.runs import Runner, RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
@@ -125,7 +125,8 @@ def test_a_device_node_in_the_folder_is_refused(wd):
 def test_a_device_by_name_or_by_link_is_outside_the_folder(wd):
     (wd / "z").symlink_to("/dev/zero")
     tools = box(wd)
-    for name, args in [("read", {"path": "z"}), ("read", {"path": "/dev/zero"}), ("write", {"path": "z", "content": "x"})]:
+    for name, args in [("read", {"path": "z"}), ("read", {"path": "/dev/zero"}),
+                       ("write", {"path": "z", "content": "x"})]:
         ok, text = call(tools, name, args)
         assert not ok and "outside the working folder" in text
     assert tools.outside_writes == ["refused:z"]

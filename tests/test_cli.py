@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from conftest import REPO, SQUARE_TOML, write_task
+
 from kbench_dagster.cli import main
 
 KBENCH = [sys.executable, "-m", "kbench_dagster.cli"]
@@ -44,7 +45,8 @@ def test_broken_task_file_names_file_and_field(tmp_path, capsys):
 
 def test_validate_reports_failures_and_exits_nonzero(tmp_path, work, capsys):
     suite = tmp_path / "suite"
-    good_test = "import kbtest as kb\nm = kb.load('sq.py')\n\n@kb.case\ndef c():\n    kb.eq(m.square(3), 9)\n\nkb.main()\n"
+    good_test = ("import kbtest as kb\nm = kb.load('sq.py')\n\n"
+                 "@kb.case\ndef c():\n    kb.eq(m.square(3), 9)\n\nkb.main()\n")
     write_task(suite, "square", SQUARE_TOML.format(id="square"),
                {"tests/test_task.py": good_test, "solution/sq.py": "def square(x):\n    return x * x\n"})
     write_task(suite, "badref", SQUARE_TOML.format(id="badref"),

@@ -55,4 +55,5 @@ def test_check_call_names_the_problem():
     assert "needs the argument 'content'" in check_call("write", {"path": "a"})
     assert "must be a string" in check_call("bash", {"command": 5})
     assert "has no argument 'cwd'" in check_call("bash", {"command": "ls", "cwd": "/"})
-    assert check_call("edit", {"path": "a", "edits": [{"oldText": "x"}]}) == "each edit needs oldText and newText strings"
+    assert (check_call("edit", {"path": "a", "edits": [{"oldText": "x"}]})
+            == "each edit needs oldText and newText strings")

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
 from conftest import SQUARE_TOML, write_task
+
 from sandbox.grading import grade
 from sandbox.validation import grade_variant, prepare_workdir
 from task_defs import load_suite
@@ -64,7 +64,8 @@ def graded(tmp_path, work, body, agent_code):
     return grade(task, wd, output_path=out), out.read_text()
 
 
-WITHIN = ('    c = kb.within_cost("squaring", kb.agent_code("sq.py", "answer([mod.square(i) for i in range(200000)])"),\n'
+WITHIN = ('    c = kb.within_cost("squaring", '
+          'kb.agent_code("sq.py", "answer([mod.square(i) for i in range(200000)])"),\n'
           '                      kb.reference_code(OWN, "answer([square(i) for i in range(200000)])"), factor=5)\n'
           '    kb.eq(c.value("squares")[-1], 199999 ** 2, "the last square")\n')
 

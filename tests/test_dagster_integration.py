@@ -9,8 +9,8 @@ import urllib.request
 
 import dagster as dg
 import pytest
-
 from conftest import REPO
+
 from kbench_dagster.store import ResultsStore, StoreBusy
 from kbench_dagster.ui import prepare_home, start_dagster_dev, stop_group
 from sandbox.scripted import ScriptedServer
@@ -37,9 +37,9 @@ def wait_for(check, timeout_s: float, what: str):
 def test_backfill_of_two_models_by_two_cells_lands_in_duckdb(tmp_path):
     db = tmp_path / "results.duckdb"
     with ScriptedServer(persona="oracle", port=0) as a, ScriptedServer(persona="null", port=0) as b:
-        env = {"KBENCH_ENDPOINTS": f"a={a.url},b={b.url}", "KBENCH_AGENT": "builtin", "KBENCH_TASKS": "fizz,counterrors",
-               "KBENCH_RUNS": str(tmp_path / "runs"), "KBENCH_DB": str(db), "KBENCH_WORK": str(tmp_path / "work"),
-               "KBENCH_SLOTS": "2"}
+        env = {"KBENCH_ENDPOINTS": f"a={a.url},b={b.url}", "KBENCH_AGENT": "builtin",
+               "KBENCH_TASKS": "fizz,counterrors", "KBENCH_RUNS": str(tmp_path / "runs"), "KBENCH_DB": str(db),
+               "KBENCH_WORK": str(tmp_path / "work"), "KBENCH_SLOTS": "2"}
         home = prepare_home(tmp_path / "dagster_home", slots=2)
         port = free_port()
         log = open(tmp_path / "dagster-dev.log", "wb")
@@ -80,7 +80,7 @@ def test_backfill_of_two_models_by_two_cells_lands_in_duckdb(tmp_path):
             stop_group(proc)
             log.close()
     by_model = {}
-    for model, cond, task, outcome in got:
+    for model, _cond, _task, outcome in got:
         by_model.setdefault(model, []).append(outcome)
     assert by_model["scripted-oracle"] == ["pass"] * 4
     assert set(by_model["scripted-null"]) <= {"nofile", "wrong"}

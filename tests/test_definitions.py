@@ -1,11 +1,11 @@
 """The suite asset records its fingerprint, and its blocking check stops a broken suite."""
 
 import dagster as dg
-
 from conftest import SQUARE_TOML, write_task
-from task_defs.canary import CANARY
-from kbench_dagster.resources import SandboxSettings, SuiteSource
+
 from assets.suites import hidden_tests_are_proven, task_suites
+from kbench_dagster.resources import SandboxSettings, SuiteSource
+from task_defs.canary import CANARY
 
 
 def _materialize(suite_dir, work):

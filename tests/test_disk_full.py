@@ -16,7 +16,7 @@ from kbench_dagster.cli import main
 from sandbox.conditions import select_conditions
 from sandbox.diskspace import FLOOR_BYTES, DiskFull, free_bytes
 from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runs import RunSpec, Runner
+from sandbox.runs import Runner, RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
@@ -44,9 +44,9 @@ def small_disk(tmp_path):
 
 
 def spec_for(srv, work_root: Path, runs_root: Path, **kw) -> RunSpec:
-    return RunSpec(run_id="disk", model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, "fizz,clamp"),
-                   url=srv.url, agent="builtin", runs_root=runs_root, work_root=work_root, workers=1, timeout_s=120,
-                   **kw)
+    return RunSpec(run_id="disk", model=srv.model_id, conds=select_conditions("base"),
+                   tasks=select(SUITE, "fizz,clamp"), url=srv.url, agent="builtin", runs_root=runs_root,
+                   work_root=work_root, workers=1, timeout_s=120, **kw)
 
 
 def results_of(runs_root: Path) -> dict[str, dict]:
@@ -61,7 +61,8 @@ def test_a_run_without_room_starts_nothing_and_says_what_to_do(small_disk, tmp_p
                 "--tasks", "fizz,clamp", "--runs", str(tmp_path / "runs"), "--db", str(tmp_path / "kb.duckdb")]
         assert main(argv + ["--work", str(disk)]) == 2
         err = capsys.readouterr().err
-        assert "the disk holding the work folder" in err and "free some space" in err and "2 attempts not started" in err
+        assert ("the disk holding the work folder" in err and "free some space" in err
+                and "2 attempts not started" in err)
         assert srv.chat_requests == 0 and results_of(tmp_path / "runs") == {}
         # room elsewhere: the same command finishes both
         assert main(argv + ["--work", str(tmp_path / "work")]) == 0
@@ -106,7 +107,8 @@ def test_a_disk_that_fills_during_an_attempt_is_infra_then_the_rerun_finishes(sm
     results = results_of(tmp_path / "runs")
     assert sorted(r["task"] for r in done) == ["clamp", "fizz"]
     assert {t: r["outcome"] for t, r in results.items()} == {"fizz": "pass", "clamp": "pass"}
-    assert {t: r["requeues"] for t, r in results.items()} == {"fizz": int(first == "fizz"), "clamp": int(first == "clamp")}
+    assert ({t: r["requeues"] for t, r in results.items()}
+            == {"fizz": int(first == "fizz"), "clamp": int(first == "clamp")})
 
 
 def test_the_store_on_a_full_disk_keeps_its_rows_and_says_why(small_disk):
@@ -127,7 +129,8 @@ def test_the_store_on_a_full_disk_keeps_its_rows_and_says_why(small_disk):
     with pytest.raises(duckdb.Error, match="No space left on device"):
         store.replace_partition("r/base.s1", {"attempts": [row(i, "y" * 4000 + str(i)) for i in range(5000)]})
     with ResultsStore(disk / "kb.duckdb").connect() as con:
-        assert con.execute("SELECT count(*), min(detail), max(detail) FROM attempts").fetchone() == (10, "first", "first")
+        assert (con.execute("SELECT count(*), min(detail), max(detail) FROM attempts").fetchone()
+                == (10, "first", "first"))
 
 
 def test_validate_on_a_full_disk_blames_the_disk_not_the_task(small_disk, capsys):

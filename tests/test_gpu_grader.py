@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import REPO
+
 from gpu import cli, grader, grading
 from gpu.grader import STATUSES, grade, reference_submission
 from gpu.integrity import FileGuard

@@ -4,6 +4,7 @@ import uuid
 from pathlib import Path
 
 from conftest import REPO, needs_bwrap
+
 from gpu.grader import grade
 
 HOSTILE = '''import os, pathlib, torch

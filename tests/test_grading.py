@@ -1,8 +1,8 @@
 """Outcomes exactly: pass, wrong, crash, timeout, nofile, skipped; hostile agent files cannot fake a pass."""
 
 import pytest
-
 from conftest import ISOLATIONS, SQUARE_TOML, fresh, write_task
+
 from sandbox.grading import grade
 from sandbox.isolation import IsolationConfig, bwrap_path
 from task_defs import load_suite

@@ -4,9 +4,9 @@ read its memory. Each test grades a hostile agent file against a real kbench tas
 import os
 
 import pytest
+from conftest import needs_bwrap
 
 import sandbox.grading as grading
-from conftest import fresh, needs_bwrap
 from sandbox.grading import grade
 from sandbox.isolation import IsolationConfig
 from sandbox.validation import apply_reference, prepare_workdir
@@ -72,7 +72,8 @@ def hunt():
         f = f.f_back
     for obj in pool:
         try:
-            values = list(obj.values()) if isinstance(obj, dict) else list(obj) if isinstance(obj, (list, tuple, set)) else []
+            values = (list(obj.values()) if isinstance(obj, dict)
+                      else list(obj) if isinstance(obj, (list, tuple, set)) else [])
         except Exception:
             continue
         for v in values:

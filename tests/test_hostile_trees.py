@@ -13,8 +13,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from conftest import SQUARE_TEST, SQUARE_TOML, fresh, needs_bwrap, write_task
+
 from kbench_dagster.reporting import commands
 from sandbox.conditions import select_conditions
 from sandbox.diskspace import usage, used_bytes
@@ -22,7 +22,7 @@ from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS
 from sandbox.records import copy_final_files
 from sandbox.runner import run_session
-from sandbox.runs import RunSpec, Runner
+from sandbox.runs import Runner, RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.trees import Walk, chown_tree, cwd_within, listing, remove_tree
 from sandbox.workdirs import fresh_dir

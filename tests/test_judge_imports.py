@@ -3,9 +3,9 @@ cannot read the hidden test while it runs. Each test grades a hostile agent agai
 grader under bubblewrap, and looks at what the attack left in the work folder."""
 
 import pytest
+from conftest import needs_bwrap
 
 import sandbox.grading as grading
-from conftest import needs_bwrap
 from sandbox.grading import grade
 from sandbox.isolation import IsolationConfig
 from sandbox.validation import prepare_workdir

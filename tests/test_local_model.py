@@ -18,9 +18,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from sandbox.server_probe import reported_slots
 from sandbox.servers import llama as lm
 from sandbox.servers import model_pack as mp
-from sandbox.server_probe import reported_slots
 
 # ---------------------------------------------------------------------------------------------------------
 # Assembly, with fake parts
@@ -54,7 +54,7 @@ class FakeSource:
         self.calls += 1
         assert scratch.is_dir() and not any(scratch.iterdir())
         self.scratch_seen.append(scratch)
-        for n, (dist, version) in enumerate(pack.parts, 1):
+        for n, (dist, _version) in enumerate(pack.parts, 1):
             if self.fail_at == n:
                 raise mp.ModelAssemblyError(f"simulated failure at part {n}")
             if self.on_part:
@@ -193,7 +193,7 @@ def test_bad_arguments_are_refused_before_anything_starts():
     with pytest.raises(mp.LocalModelError, match="parallel"):
         lm.LocalModelServer("0.5b", parallel=0)
     with pytest.raises(mp.LocalModelError, match="not started"):
-        lm.LocalModelServer("0.5b").url
+        _ = lm.LocalModelServer("0.5b").url
 
 
 @pytest.mark.skipif(not lm.xllamacpp_available(), reason="xllamacpp is not installed")

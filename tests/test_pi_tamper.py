@@ -11,14 +11,14 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
 from conftest import needs_bwrap
+from test_agent_runs import run
+
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS
 from sandbox.runner import run_session
 from sandbox.scripted import ScriptedServer
 from sandbox.serverproxy import ServerProxy
-from test_agent_runs import run
 
 # Run by the model's bash tool call: PI is bash's parent, pi itself; the relay is pi's parent.
 TRACE_PROBE = r"""PI=$PPID python3 - <<'EOF'
@@ -88,7 +88,8 @@ import json, os, socket
 token, source = os.environ.get("KBENCH_PI_KEY"), "environment"
 if not token:
     try:
-        env = dict(v.split(b"=", 1) for v in open(f"/proc/{os.environ['PI']}/environ", "rb").read().split(b"\0") if b"=" in v)
+        env = dict(v.split(b"=", 1) for v in open(f"/proc/{os.environ['PI']}/environ", "rb").read().split(b"\0")
+                   if b"=" in v)
         token, source = env[b"KBENCH_PI_KEY"].decode(), "pi"
     except (OSError, KeyError):
         token, source = "", "nowhere"
@@ -96,7 +97,8 @@ body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "forge
                    "stream_options": [1]})
 s = socket.create_connection(("127.0.0.1", 18080), timeout=30)
 s.sendall((f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-           f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}").encode())
+           f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+           f"Connection: close\r\n\r\n{body}").encode())
 reply = b""
 while chunk := s.recv(65536):
     reply += chunk

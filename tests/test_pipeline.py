@@ -9,16 +9,22 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
+from conftest import REPO
 
 from assets.boards import aggregates, boards
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import task_suites
-from conftest import REPO
 from kbench_dagster.definitions import defs
 from kbench_dagster.partitions import model_key, parse_cell
-from kbench_dagster.resources import (AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, ScriptedEndpoints,
-                                      SuiteSource)
+from kbench_dagster.resources import (
+    AgentSettings,
+    ModelEndpoints,
+    ResultsDB,
+    SandboxSettings,
+    ScriptedEndpoints,
+    SuiteSource,
+)
 from kbench_dagster.sensors import new_model_release_sensor
 from kbench_dagster.store import ResultsStore
 from kbench_dagster.views import PASS_AT_1

@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import fresh, needs_bwrap
+
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, MB
 from sandbox.runner import run_session
-from sandbox.runs import RunSpec, Runner
+from sandbox.runs import Runner, RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select

@@ -4,8 +4,8 @@ without capabilities and cannot write the host-wide knobs under /proc/sys."""
 import os
 
 import pytest
-
 from conftest import needs_bwrap
+
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import TEST_LIMITS
 from sandbox.runner import run_session

@@ -6,8 +6,8 @@ import time
 
 import psutil
 import pytest
-
 from conftest import ISOLATIONS, REPO, fresh, needs_bwrap
+
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, MB, TEST_LIMITS
 from sandbox.runner import run_session
@@ -75,9 +75,11 @@ def test_hidden_tests_get_the_smaller_file_limit(work):
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_a_setsid_sleeper_is_killed(work, isolation):
     marker = f"sleep {4000 + (isolation == 'none')}"
-    res, wd = session(work, f"setsid {marker} > /dev/null 2>&1 < /dev/null & sleep 0.3", cfg=IsolationConfig(mode=isolation))
+    res, wd = session(work, f"setsid {marker} > /dev/null 2>&1 < /dev/null & sleep 0.3",
+                      cfg=IsolationConfig(mode=isolation))
     time.sleep(0.2)
-    survivors = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] and " ".join(p.info["cmdline"]) == marker]
+    survivors = [p for p in psutil.process_iter(["cmdline"])
+                 if p.info["cmdline"] and " ".join(p.info["cmdline"]) == marker]
     assert survivors == []
     if isolation == "none":  # without a pid namespace only the sweep can find it
         assert any(k.reason == "sweep" for k in res.kills)

@@ -11,8 +11,8 @@ import threading
 import time
 
 import pytest
-
 from conftest import REPO
+
 from sandbox.scripted import (
     CHAOS_KINDS,
     HOSTILE_PLAN,

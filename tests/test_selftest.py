@@ -5,8 +5,8 @@ cores); each row is a test of its own, so a failure names the family, the agent 
 import json
 
 import pytest
-
 from conftest import needs_bwrap
+
 from kbench_dagster import cli
 from kbench_dagster.selftest import FAMILIES
 from kbench_dagster.selftest.cli import render_host, render_table

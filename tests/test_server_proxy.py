@@ -6,10 +6,10 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from test_agent_runs import run
 
 from sandbox.scripted import ScriptedServer
 from sandbox.serverproxy import ServerProxy
-from test_agent_runs import run
 
 
 class Upstream:
@@ -84,7 +84,8 @@ def test_an_unreachable_server_is_a_problem():
 def test_the_key_never_enters_pis_sandbox(tmp_path):
     script = tmp_path / "replay.jsonl"
     script.write_text(json.dumps({"tool_calls": [{"name": "bash", "arguments": {
-        "command": "env; cat $PI_CODING_AGENT_DIR/models.json; K=sk-do-not; grep -rs \"$K-leak\" /opt /tmp /home /proc/self/environ | head -3"}}]})
+        "command": "env; cat $PI_CODING_AGENT_DIR/models.json; K=sk-do-not; "
+                   "grep -rs \"$K-leak\" /opt /tmp /home /proc/self/environ | head -3"}}]})
         + "\n" + json.dumps({"content": "done"}) + "\n")
     with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
         results, run_dir = run(srv.url, srv.model_id, "pi", "fizz", tmp_path, api_key="sk-do-not-leak")

@@ -10,8 +10,8 @@ import time
 
 import psutil
 import pytest
-
 from conftest import fresh, needs_bwrap
+
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, MB
 from sandbox.runner import run_session

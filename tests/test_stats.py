@@ -51,7 +51,8 @@ def test_pass_rates_are_task_balanced_with_unequal_seeds():
 
 def test_clustered_se_by_task_and_by_category():
     cats = {"a": "x", "b": "x", "c": "y", "d": "y"}
-    rows = rows_for({"a": ["pass", "pass"], "b": ["pass", "pass"], "c": ["wrong", "wrong"], "d": ["wrong", "wrong"]}, cats)
+    rows = rows_for({"a": ["pass", "pass"], "b": ["pass", "pass"], "c": ["wrong", "wrong"], "d": ["wrong", "wrong"]},
+                    cats)
     tt = stats.task_table(rows)
     # rates 1, 1, 0, 0; mean 0.5; by task sqrt(4 * 0.25) / 4 = 0.25
     assert stats.clustered_se(tt, "task") == pytest.approx(0.25)
@@ -87,7 +88,8 @@ def test_mcnemar_known_values_and_symmetry():
 def test_paired_t_and_minimum_detectable_gap_known_values():
     # per-task differences 1, 0, 0.5, 0.5 (two seeds each): mean 0.5, sd sqrt(0.5/3) = 0.4082
     a = rows_for({"t1": ["pass", "pass"], "t2": ["wrong", "wrong"], "t3": ["pass", "wrong"], "t4": ["pass", "pass"]})
-    b = rows_for({"t1": ["wrong", "wrong"], "t2": ["wrong", "wrong"], "t3": ["wrong", "wrong"], "t4": ["pass", "wrong"]})
+    b = rows_for({"t1": ["wrong", "wrong"], "t2": ["wrong", "wrong"], "t3": ["wrong", "wrong"],
+                  "t4": ["pass", "wrong"]})
     r = pairwise.paired(stats.task_table(a), stats.task_table(b))
     assert r["tasks"] == 4 and r["mean_diff"] == pytest.approx(0.5)
     assert r["sd_diff"] == pytest.approx(math.sqrt(0.5 / 3))

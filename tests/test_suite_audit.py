@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pytest
-
 from conftest import SQUARE_TEST, SQUARE_TOML, write_task
+
 from kbench_dagster.cli import main
 from kbench_dagster.reporting.difficulty import by_task, report_lines, shares
 from sandbox.suite_audit import audit_suite, normalise_prompt
@@ -69,7 +69,8 @@ kb.main()
 """
 ANSWER_MUTANTS = {"mutants/off_by_one/note.txt": "one short\n", "mutants/blank_line/note.txt": "a blank line after\n",
                   "mutants/blank_line/solve.sh": "printf '4217\\n\\n' > answer.txt\n",
-                  "mutants/indented/solve.sh": "printf ' 4217\\n' > answer.txt\n", "mutants/indented/note.txt": "a space\n"}
+                  "mutants/indented/solve.sh": "printf ' 4217\\n' > answer.txt\n",
+                  "mutants/indented/note.txt": "a space\n"}
 
 
 def answer_task(suite: Path, task_id: str, prompt: str, setup_text: str) -> Path:

@@ -3,8 +3,8 @@
 import os
 
 import pytest
-
 from conftest import SQUARE_TEST, SQUARE_TOML, write_task
+
 from task_defs import TaskFileError, load_suite
 from task_defs.canary import CANARY
 from task_defs.loader import select

@@ -53,7 +53,7 @@ def do_bench_shapes(task, kernel_path: Path, shapes: list[dict]) -> list[float]:
         want = want if isinstance(want, tuple) else (want,)
         args = {n: inputs[n] for n in task.inputs if n not in task.inplace}
         args.update({n: torch.empty_like(w) for n, w in zip(task.outputs, want)})
-        ms = triton.testing.do_bench(lambda: getattr(mod, task.entry)(**args), warmup=50, rep=300,
+        ms = triton.testing.do_bench(lambda args=args: getattr(mod, task.entry)(**args), warmup=50, rep=300,
                                      return_mode="median")
         out.append(ms / 1e3)
     return out
@@ -147,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in record["references"]:
         sc = "-" if r.get("score") is None else f"{r['score']:.1f}"
         print(f"| {r['task']} (reference) | {r['status']} | {sc} | {r.get('unit', '')} |")
-    print("\n| known-good kernel | shape | grader median (us) | do_bench median (us) | difference |\n|---|---|---|---|---|")
+    print("\n| known-good kernel | shape | grader median (us) | do_bench median (us) | difference |"
+          "\n|---|---|---|---|---|")
     worst = 0.0
     for k in record["known_good"]:
         for s in k["shapes"]:

@@ -33,12 +33,14 @@ def render_conversation(turns: list[dict]) -> str:
         elif kind == "tool_call":
             args = args_text(t["args"])
             parts.append(f"<div class='turn tool_call'><div class=who>tool call: {esc(t['name'])}"
-                         f"{' (' + esc(t.get('form')) + ')' if t.get('form') else ''}</div><pre>{esc(args)}</pre></div>")
+                         f"{' (' + esc(t.get('form')) + ')' if t.get('form') else ''}</div>"
+                         f"<pre>{esc(args)}</pre></div>")
         elif kind == "tool_result":
             parts.append(f"<div class='turn tool_result'><div class=who>tool result: {esc(t['name'])}"
                          f"{' — error' if t['is_error'] else ''}</div><pre>{esc(t['text'])}</pre></div>")
         else:
-            parts.append(f"<div class='turn {esc(kind)}'><div class=who>{esc(kind)}</div><pre>{esc(t['text'])}</pre></div>")
+            parts.append(f"<div class='turn {esc(kind)}'><div class=who>{esc(kind)}</div>"
+                         f"<pre>{esc(t['text'])}</pre></div>")
     return "".join(parts) or "<p>(no events)</p>"
 
 
@@ -67,4 +69,5 @@ def run_page(a: dict, rec: Path, out: Path) -> None:
 def _final_file_html(f: dict) -> str:
     if f.get("link") is not None:
         return f"<h3>{esc(f['path'])} &rarr; {esc(f['link'])}</h3><p>(a link; not followed)</p>"
-    return f"<h3>{esc(f['path'])} ({f['size']} bytes)</h3><pre>{esc(f['text'] if f['text'] is not None else '(binary)')}</pre>"
+    return (f"<h3>{esc(f['path'])} ({f['size']} bytes)</h3>"
+            f"<pre>{esc(f['text'] if f['text'] is not None else '(binary)')}</pre>")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kbench_dagster.reporting import board_data, pairwise, stats
 from kbench_dagster.reporting.board_attempt import run_href, run_page
-from kbench_dagster.reporting.board_kernels import kernel_pages
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
+from kbench_dagster.reporting.board_kernels import kernel_pages
 from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
 from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.store import ResultsStore
@@ -80,11 +80,14 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
         values = sorted({str(g[field]) for g in groups})
         opts[field] = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
     filters = ('<div class="filters">' + "".join(
-        f'<label>{label} <select name="{f}" onchange="kbFilter()"><option value="">all</option>{opts[f]}</select></label>'
-        for f, label in (("agent", "harness"), ("condition", "condition"), ("server", "server"), ("hardware", "hardware")))
+        f'<label>{label} <select name="{f}" onchange="kbFilter()"><option value="">all</option>'
+        f'{opts[f]}</select></label>'
+        for f, label in (("agent", "harness"), ("condition", "condition"), ("server", "server"),
+                         ("hardware", "hardware")))
         + "</div>")
-    head = ("<tr><th class=l>board</th><th>tier</th><th class=l>model</th><th class=l>harness</th><th class=l>condition</th>"
-            "<th class=l>server</th><th class=l>hardware</th><th>pass@1</th><th class=l>95% CI</th><th></th>"
+    head = ("<tr><th class=l>board</th><th>tier</th><th class=l>model</th><th class=l>harness</th>"
+            "<th class=l>condition</th><th class=l>server</th><th class=l>hardware</th><th>pass@1</th>"
+            "<th class=l>95% CI</th><th></th>"
             "<th>pass-any</th><th>pass@k</th><th>pass^k</th><th>usability</th><th>completion</th><th>attrition</th>"
             "<th>runs</th><th>seeds</th><th class=l>warnings</th></tr>")
     rows = []
@@ -96,10 +99,12 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
         rows.append(
             f'<tr data-group="{esc(g["key"])}" {attrs}><td class=l>{esc(t["board"])}</td>'
             f'<td class="tier">{_tier(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
-            f'<td class=l>{esc(g["agent"])}</td><td class=l>{esc(g["condition"])}</td><td class=l>{esc(g["server"])}</td>'
+            f'<td class=l>{esc(g["agent"])}</td><td class=l>{esc(g["condition"])}</td>'
+            f'<td class=l>{esc(g["server"])}</td>'
             f'<td class=l>{esc(g["hardware"])}</td><td>{_num(s["pass@1"], href, "pass1")}</td>'
             f'<td class="l ci">{stats.fmt_ci(s["pass@1_ci"])}</td><td>{ci_bar(s["pass@1_ci"], s["pass@1"])}</td>'
-            f'<td>{_num(s["pass_any"], href, "pass_any")}</td><td>{_num(s["pass@k"], href, "pass_k", pct(s["pass@k"]) + " (k=" + str(s["k"]) + ")")}</td>'
+            f'<td>{_num(s["pass_any"], href, "pass_any")}</td>'
+            f'<td>{_num(s["pass@k"], href, "pass_k", pct(s["pass@k"]) + " (k=" + str(s["k"]) + ")")}</td>'
             f'<td>{_num(s["pass^k"], href, "pass_hat_k")}</td><td>{_num(s["usability"], href, "usability")}</td>'
             f'<td>{_num(s["completion"], href, "completion")}</td><td>{_num(s["attrition"], href, "attrition")}</td>'
             f'<td>{_num(s["runs"], href, "runs", str(s["runs"]))}</td><td>{s["seeds_min"]}'
@@ -144,13 +149,15 @@ def _model_pages(agg: dict, out: Path, warns: dict[str, list[str]], run_pages: s
                         + line("attrition (infra)", s["attrition"], s["attrition_ci"]) + "</table>")
             body.append("<table><tr><th class=l>slice</th><th>tasks</th><th>passes / runs</th><th>pass@1</th>"
                         "<th class=l>Wilson 95%</th></tr>" + "".join(
-                            f"<tr><td class=l>{esc(kind)} {esc(k)}</td><td>{v['tasks']}</td><td>{v['passes']}/{v['runs']}"
-                            f"</td><td>{pct(v['pass@1'])}</td><td class='l ci'>{stats.fmt_ci(v['pass@1_ci'])}</td></tr>"
-                            for kind, part in (("tier", s["tiers"]), ("category", s["categories"])) for k, v in part.items())
+                            f"<tr><td class=l>{esc(kind)} {esc(k)}</td><td>{v['tasks']}</td>"
+                            f"<td>{v['passes']}/{v['runs']}</td><td>{pct(v['pass@1'])}</td>"
+                            f"<td class='l ci'>{stats.fmt_ci(v['pass@1_ci'])}</td></tr>"
+                            for kind, part in (("tier", s["tiers"]), ("category", s["categories"]))
+                            for k, v in part.items())
                         + "</table>")
-            body.append(f"<p>mean time {m['mean_time_s'] or 0:.1f}s, mean turns {m['mean_turns'] or 0:.1f}, mean output "
-                        f"tokens {m['mean_output_tokens'] or 0:.0f}, cut-off replies {m['cutoffs']}, tool errors "
-                        f"{m['tool_errors']}, tool-format errors {m['tool_format_errors']}, false claims "
+            body.append(f"<p>mean time {m['mean_time_s'] or 0:.1f}s, mean turns {m['mean_turns'] or 0:.1f}, "
+                        f"mean output tokens {m['mean_output_tokens'] or 0:.0f}, cut-off replies {m['cutoffs']}, "
+                        f"tool errors {m['tool_errors']}, tool-format errors {m['tool_format_errors']}, false claims "
                         f"{m['false_claims']}, watchdog kills {m['watchdog_kills']}, runs with outside writes "
                         f"{m['outside_write_runs']}</p>")
             body.append(f"<p>runs: {esc(', '.join(m['run_ids']))}</p>")
@@ -161,7 +168,8 @@ def _model_pages(agg: dict, out: Path, warns: dict[str, list[str]], run_pages: s
                 f"{tt['c']}/{tt['n']}</a></td><td>{tt['infra']}</td></tr>"
                 for task, tt in sorted(g["tasks"].items()))
             body.append("<h3>tasks (passes / scored runs; each links to the runs)</h3><table><tr><th class=l>task</th>"
-                        f"<th class=l>category</th><th class=l>tier</th><th>passes</th><th>infra</th></tr>{cells}</table>")
+                        "<th class=l>category</th><th class=l>tier</th><th>passes</th><th>infra</th></tr>"
+                        f"{cells}</table>")
         (out / "model" / f"{slug(model)}.html").write_text(page(f"model {model}", "\n".join(body), depth=1))
 
 
@@ -189,7 +197,8 @@ def _compare_page(agg: dict, out: Path) -> None:
                 f"<td class=l><a href='{esc(b_href)}'>{esc(name(c['b']))}</a></td><td>{c['tasks']}</td>"
                 f"<td><a class='num' href='{esc(b_href)}'>{_signed(c['mean_diff'])}</a></td>"
                 f"<td class='ci'>{_signed_ci(c['ci_t'])}</td><td class='ci'>{_signed_ci(c['ci_boot'])}</td>"
-                f"<td>{_p(c['p_t'])}</td><td>{mc.get('b', '-')}/{mc.get('c', '-')}{seed_note}</td><td>{_p(mc.get('p_exact'))}</td>"
+                f"<td>{_p(c['p_t'])}</td><td>{mc.get('b', '-')}/{mc.get('c', '-')}{seed_note}</td>"
+                f"<td>{_p(mc.get('p_exact'))}</td>"
                 f"<td>{_p(mc.get('p_mid'))}</td><td>{'-' if c['mdg'] is None else format(100 * c['mdg'], '.1f')}</td>"
                 f"<td class=l>{esc(verdict)}</td><td class=l>{esc(_discordant(c))}</td></tr>")
         body.append("<table><tr><th class=l>A</th><th class=l>B</th><th>tasks</th><th>A-B pts</th><th>paired t 95%</th>"
@@ -341,7 +350,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
             run_page(a, rec, out)
             run_pages.add((a["run_id"], a["condition"], a["task"], a["seed"]))
     link = lambda g: _model_href(g)  # noqa: E731
-    ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"], *pairwise.tier_order(agg["tiers"][g["key"]]),
+    ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"],
+                                                   *pairwise.tier_order(agg["tiers"][g["key"]]),
                                                    -(g["summary"]["pass@1"] or 0), g["key"]))
     body = [_leaderboard(agg, warns), "<h2>Pass rate with intervals</h2>", plot_intervals(ordered, link),
             "<h2>Pass rate against time and tokens</h2><div style='display:flex;gap:2em;flex-wrap:wrap'>",

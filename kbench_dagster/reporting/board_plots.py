@@ -19,7 +19,8 @@ def plot_intervals(groups: list[dict], link) -> str:
     for i, g in enumerate(groups):
         s, y = g["summary"], 12 + i * row_h
         label = f"{g['model']} · {g['agent']} · {g['condition']}"
-        parts.append(f'<a href="{esc(link(g))}"><text x="{left - 8}" y="{y + 4}" text-anchor="end">{esc(label[:52])}</text></a>')
+        parts.append(f'<a href="{esc(link(g))}"><text x="{left - 8}" y="{y + 4}" text-anchor="end">'
+                     f'{esc(label[:52])}</text></a>')
         if s["pass@1"] is None:
             continue
         lo, hi = s["pass@1_ci"]

@@ -28,7 +28,8 @@ function kbFilter(){
 document.addEventListener('DOMContentLoaded',function(){
   // filters live in the URL (index.html?agent=pi&condition=base), so a link lands on the same view
   var params=new URLSearchParams(location.search);
-  document.querySelectorAll('.filters select').forEach(function(s){if(params.get(s.name)){s.value=params.get(s.name);}});
+  document.querySelectorAll('.filters select').forEach(function(s){\
+if(params.get(s.name)){s.value=params.get(s.name);}});
   kbFilter();
 });
 """

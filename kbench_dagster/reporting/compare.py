@@ -64,7 +64,8 @@ def render_compare(name_a: str, name_b: str, comparisons: list[dict]) -> str:
         if c["discordant"]:
             out.append("  discordant tasks by category:")
             for cat, d in c["discordant"].items():
-                out.append(f"    {cat:12} A better: {', '.join(d['a_better']) or '-'}; B better: {', '.join(d['b_better']) or '-'}")
+                out.append(f"    {cat:12} A better: {', '.join(d['a_better']) or '-'}; "
+                           f"B better: {', '.join(d['b_better']) or '-'}")
         else:
             out.append("  no discordant tasks")
     return "\n".join(out)

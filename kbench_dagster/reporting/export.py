@@ -37,8 +37,8 @@ def _condition_json(cond: str, rs: list[dict]) -> dict:
         "bootstrap_ci": _ci(s["boot_ci"]), "usability": s["usability"], "completion": s["completion"],
         "attrition": s["attrition"], "infra": s["infra"], "skipped": s["skipped"],
         "outcomes": {o: sum(r["outcome"] == o for r in rs) for o in OUTCOMES},
-        "tiers": {k: {"passes": v["passes"], "runs": v["runs"], "pass_at_1": v["pass@1"], "pass_at_1_ci": _ci(v["pass@1_ci"])}
-                  for k, v in s["tiers"].items()},
+        "tiers": {k: {"passes": v["passes"], "runs": v["runs"], "pass_at_1": v["pass@1"],
+                      "pass_at_1_ci": _ci(v["pass@1_ci"])} for k, v in s["tiers"].items()},
         "categories": {k: {"passes": v["passes"], "runs": v["runs"], "pass_at_1": v["pass@1"],
                            "pass_at_1_ci": _ci(v["pass@1_ci"])} for k, v in s["categories"].items()},
         "mechanics": mechanics(rs),
@@ -83,7 +83,8 @@ def validate_results(doc: dict) -> None:
 
 
 def export_rows(rows: list[dict], fmt: str) -> str:
-    cols = EXPORT_COLUMNS + sorted({k for r in rows for k in r} - set(EXPORT_COLUMNS) - {"final_message", "outside_write_paths", "files_left_out", "record_path"})
+    cols = EXPORT_COLUMNS + sorted({k for r in rows for k in r} - set(EXPORT_COLUMNS)
+                                   - {"final_message", "outside_write_paths", "files_left_out", "record_path"})
     clean = [{c: _plain(r.get(c)) for c in cols} for r in rows]
     if fmt == "json":
         return json.dumps(clean, indent=1, default=str)

@@ -137,7 +137,8 @@ def statistical_tiers(entries: list[tuple[str, dict[str, dict]]], seed: int = 0,
             if not cmp["crosses_zero"]:
                 tier, head = tier + 1, (name, tt)
         out.append({"name": name, "tier": tier, "pass@1": score, "head": head[0], "unranked": None,
-                    "vs_head": None if cmp is None else {k: cmp[k] for k in ("mean_diff", "ci_boot", "ci_t", "p_t", "mdg")}})
+                    "vs_head": None if cmp is None
+                    else {k: cmp[k] for k in ("mean_diff", "ci_boot", "ci_t", "p_t", "mdg")}})
     out += [{"name": name, "tier": None, "pass@1": None, "head": None, "vs_head": None, "unranked": "no scored runs"}
             for m, name, tt in sorted(means, key=lambda e: e[1]) if m is None]
     return out

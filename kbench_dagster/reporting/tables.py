@@ -15,7 +15,8 @@ def condition_rows(results: list[dict]) -> list[dict]:
     rows = []
     for cond, rs in by_condition(results).items():
         summary = stats.summarize(rs)
-        rows.append({"condition": cond, **summary, "outcomes": {o: sum(r["outcome"] == o for r in rs) for o in OUTCOMES},
+        rows.append({"condition": cond, **summary,
+                     "outcomes": {o: sum(r["outcome"] == o for r in rs) for o in OUTCOMES},
                      "mechanics": mechanics(rs)})
     return rows
 

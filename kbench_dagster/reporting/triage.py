@@ -103,9 +103,10 @@ def render_evidence(results: list[dict], task: str) -> str:
         out += [f"##### {r['task']} {r['condition']} s{r['seed']}: {r['outcome']}"
                 + (f" ({failure_cause(r, tests)})" if r["outcome"] not in ("pass", "skipped") else ""),
                 f"record {rec}",
-                f"time {float(r.get('duration_s') or 0):.1f}s, turns {r.get('turns')}, tokens in {r.get('input_tokens')} "
-                f"out {r.get('output_tokens')}, tool calls {r.get('tool_calls')}, tool errors {r.get('tool_errors')}, "
-                f"format errors {r.get('tool_format_errors')}, cut-offs {r.get('cutoffs')}, stop {r.get('stop_reason')}"
+                f"time {float(r.get('duration_s') or 0):.1f}s, turns {r.get('turns')}, "
+                f"tokens in {r.get('input_tokens')} out {r.get('output_tokens')}, tool calls {r.get('tool_calls')}, "
+                f"tool errors {r.get('tool_errors')}, format errors {r.get('tool_format_errors')}, "
+                f"cut-offs {r.get('cutoffs')}, stop {r.get('stop_reason')}"
                 + (", false claim" if r.get("false_claim") else ""),
                 ]
         if r.get("detail"):

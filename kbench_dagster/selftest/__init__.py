@@ -5,8 +5,16 @@ in a real `kbench run` whose last task is an ordinary one solved with its refere
 checks only what kbench recorded. Then the host is checked for what an attack could have left outside.
 """
 
-from kbench_dagster.selftest import (deep_tree, escapes, file_tools, judge_import, memory_split, pi_tamper,
-                                     record_truth, thread_bomb)
+from kbench_dagster.selftest import (
+    deep_tree,
+    escapes,
+    file_tools,
+    judge_import,
+    memory_split,
+    pi_tamper,
+    record_truth,
+    thread_bomb,
+)
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
                                record_truth)]

@@ -76,6 +76,7 @@ def add_selftest_parser(sub) -> None:
     s.add_argument("--agents", help=f"comma-separated, of {', '.join(AGENTS)} (default both)")
     s.add_argument("--families", help=f"comma-separated, of {', '.join(f.name for f in FAMILIES)} (default all)")
     s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
-    s.add_argument("--runs", default="runs", help="where the records go (default ./runs), as selftest-STAMP-FAMILY-AGENT")
+    s.add_argument("--runs", default="runs",
+                   help="where the records go (default ./runs), as selftest-STAMP-FAMILY-AGENT")
     s.add_argument("--jobs", type=int, default=2, help="rows run at once (default 2)")
     s.set_defaults(func=cmd_selftest)

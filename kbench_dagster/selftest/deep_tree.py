@@ -5,7 +5,17 @@ in `kbench report`."""
 
 from __future__ import annotations
 
-from kbench_dagster.selftest.family import Context, Family, RunView, Verdict, bash, outcome_of, reference_calls, say, scored
+from kbench_dagster.selftest.family import (
+    Context,
+    Family,
+    RunView,
+    Verdict,
+    bash,
+    outcome_of,
+    reference_calls,
+    say,
+    scored,
+)
 
 TASK = "clamp"
 LEVELS = 1400
@@ -32,7 +42,8 @@ EOF"""
 
 
 def attacks(ctx: Context) -> dict:
-    return {TASK: reference_calls(ctx.suite, TASK) + [bash(BUILD.format(levels=LEVELS, marker=ctx.marker)), say("Done.")]}
+    return {TASK: reference_calls(ctx.suite, TASK)
+            + [bash(BUILD.format(levels=LEVELS, marker=ctx.marker)), say("Done.")]}
 
 
 def check(view: RunView, ctx: Context) -> Verdict:

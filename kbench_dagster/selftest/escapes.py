@@ -32,7 +32,8 @@ def check(view: RunView, ctx: Context) -> Verdict:
         else []
     escaped_names = sum(ESC in n for n in names)
     carried = ESC in (r.get("final_message") or "") and escaped_names > 0
-    shown = {"triage": view.cli("triage", view.run_id), "triage --task": view.cli("triage", view.run_id, "--task", TASK)}
+    shown = {"triage": view.cli("triage", view.run_id),
+             "triage --task": view.cli("triage", view.run_id, "--task", TASK)}
     raw = {what: len(RAW.findall(text)) for what, text in shown.items()}
     visible = "\\x1b]0;" in shown["triage --task"]
     ok = scored(r) and carried and visible and not any(raw.values())

@@ -102,7 +102,7 @@ def _attack_made(path: Path, marker: bytes) -> bool:
 
 def _key_hits(runs: Path, key: bytes) -> list[str]:
     hits = []
-    for root, dirs, files in os.walk(runs):  # never follows a link; the records' final files hold agent trees
+    for root, _dirs, files in os.walk(runs):  # never follows a link; the records' final files hold agent trees
         for name in files:
             p = Path(root) / name
             try:

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 from sandbox.scripted.oracle import normalize
-from sandbox.scripted.personas import Conversation, Reply, ReplayPersona
+from sandbox.scripted.personas import Conversation, ReplayPersona, Reply
 from task_defs.models import Task
 
 

@@ -103,7 +103,8 @@ kill -9 $PPID 2>/dev/null; echo "the agent's process survived"
 
 
 def attacks(ctx: Context) -> dict:
-    return {TASK: [bash(ATTACK.format(report=REPORT.format(marker=ctx.marker), relay=RELAY_PORT, server=ctx.server_port, marker=ctx.marker)),
+    return {TASK: [bash(ATTACK.format(report=REPORT.format(marker=ctx.marker), relay=RELAY_PORT,
+                                      server=ctx.server_port, marker=ctx.marker)),
                    say("Done.")]}
 
 

@@ -28,7 +28,8 @@ def check(view: RunView, ctx: Context) -> Verdict:
     leaver, filler, forker = (view.result(t) for t in (LEAVER, FILLER, FORKER))
     teardown = [line for line in view.log_lines("teardown") if " sleep: " in line]
     m = ctx.marker
-    wanted = {f"~/home-{m}.txt", f"/tmp/tmp-{m}.txt"} | ({f"{INSIDE_AGENT_DIR}/config-{m}.txt"} if ctx.agent == "pi" else set())
+    wanted = ({f"~/home-{m}.txt", f"/tmp/tmp-{m}.txt"}
+              | ({f"{INSIDE_AGENT_DIR}/config-{m}.txt"} if ctx.agent == "pi" else set()))
     listed = set(leaver.get("outside_write_paths") or [])
     missing = sorted(w.rsplit("/", 1)[0] for w in wanted - listed)
     kills = {t: r.get("watchdog_kills") or 0 for t, r in ((LEAVER, leaver), (FILLER, filler), (FORKER, forker))}
@@ -36,7 +37,8 @@ def check(view: RunView, ctx: Context) -> Verdict:
         and not missing and kills[FILLER] >= 1 and bool(view.log_lines("disk")) and kills[FORKER] >= 1 \
         and bool(view.log_lines("procs"))
     return Verdict(ok, f"teardown named {len(teardown)} sleepers, kills counted {kills[LEAVER]}; outside writes "
-                       f"listed {len(listed & wanted)}/{len(wanted)}{' (missing ' + ', '.join(missing) + ')' if missing else ''}"
+                       f"listed {len(listed & wanted)}/{len(wanted)}"
+                       f"{' (missing ' + ', '.join(missing) + ')' if missing else ''}"
                        f"; disk kill counted {kills[FILLER]} ({'logged' if view.log_lines('disk') else 'NOT logged'}, "
                        f"{outcome_of(filler)}); procs kill counted {kills[FORKER]} "
                        f"({'logged' if view.log_lines('procs') else 'NOT logged'}, {outcome_of(forker)})")

