@@ -32,6 +32,10 @@ INSIDE_GUARD = "/opt/kbench/pi_guard.cjs"
 INSIDE_NODE = "/opt/kbench/bin/node"  # the exec-only copy (exec_only_node)
 INSIDE_PROXY_DIR = "/opt/kbench/proxy"
 INSIDE_PROXY_PORT = 18080  # in the session's own network namespace: nothing else listens there
+# undici parses every HTTP reply with llhttp compiled to WebAssembly. Its parser function runs hot enough in the
+# first reply for V8 to recompile it with TurboFan in the background (~250 ms of a core, 40 MB), and node waits for
+# that job before it exits: each session ended 0.25-0.5 s after pi's last event. Baseline code parses a reply fast.
+NODE_FLAGS = ["--liftoff-only"]
 RELAY = Path(__file__).resolve().parents[1] / "netrelay.py"
 GUARD = Path(__file__).resolve().parent / "pi_guard.cjs"
 # Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking.
@@ -79,7 +83,8 @@ def write_pi_config(agent_dir: Path, url: str, model: str, conds: list[Condition
         for c in conds
     }
     for name, text in (("models.json", json.dumps({"providers": providers}, indent=2)),
-                       ("settings.json", json.dumps({"compaction": {"enabled": False}, "retry": {"enabled": False}}, indent=2)),
+                       ("settings.json",
+                        json.dumps({"compaction": {"enabled": False}, "retry": {"enabled": False}}, indent=2)),
                        ("SYSTEM.md", SYSTEM_PROMPT),
                        # pi makes this file when it is missing: made here, anything in the folder afterwards that
                        # is new or changed was written by the session (and listed as an outside write)
@@ -97,7 +102,8 @@ def _text_of(message: dict) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
-    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict) and part.get("type") == "text")
+    return "".join(part.get("text", "") for part in content or []
+                   if isinstance(part, dict) and part.get("type") == "text")
 
 
 def stats_from_events(lines: list[str], events: EventLog) -> SessionStats:
@@ -221,7 +227,7 @@ class PiAgent:
     def _command(self, cond: Condition, cfg: IsolationConfig, sock: Path | None) -> tuple[list[str], list]:
         """pi's command line and its read-only binds; under bwrap behind the relay to the session's socket."""
         if sock is None:
-            return ["node", "--require", str(GUARD), f"{self.node_modules}/{PI_PACKAGE}/dist/cli.js",
+            return ["node", *NODE_FLAGS, "--require", str(GUARD), f"{self.node_modules}/{PI_PACKAGE}/dist/cli.js",
                     *self._flags(cond, str(Path(cond.extension).parent) if cond.extension else "")], []
         node = exec_only_node(":".join([*cfg.path_prefix, SYSTEM_PATH]))
         binds: list = [(self.node_modules, INSIDE_NODE_MODULES), (RELAY, INSIDE_RELAY), (GUARD, INSIDE_GUARD),
@@ -229,7 +235,7 @@ class PiAgent:
         if cond.extension:
             binds.append((Path(cond.extension).parent, INSIDE_EXTENSIONS))
         return [sandbox_python(), INSIDE_RELAY, f"{INSIDE_PROXY_DIR}/{sock.name}", str(INSIDE_PROXY_PORT), "--",
-                INSIDE_NODE, "--require", INSIDE_GUARD, f"{INSIDE_NODE_MODULES}/{PI_PACKAGE}/dist/cli.js",
+                INSIDE_NODE, *NODE_FLAGS, "--require", INSIDE_GUARD, f"{INSIDE_NODE_MODULES}/{PI_PACKAGE}/dist/cli.js",
                 *self._flags(cond, INSIDE_EXTENSIONS)], binds
 
     def _flags(self, cond: Condition, extensions: str) -> list[str]:
