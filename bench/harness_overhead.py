@@ -1,53 +1,88 @@
-"""Harness overhead per task with the oracle persona, beyond the hidden test's own time.
+"""What the harness costs per task beyond the agent and the hidden test, stage by stage, with the oracle persona.
 
-Targets: median <= 0.25 s with builtin. pi's own start cost (node + pi start-up, per session) is reported
-separately, since it is pi's, not the harness's.
+Every result.json carries the seconds of each stage of its attempt (sandbox/runs.py). `wall_s - test_s` alone no
+longer says what the harness costs: it includes the agent session and any wait for a grader thread. Here:
+
+    harness cost = wall_s - agent_s - test_s - grade_wait_s      target: median <= 25 ms per builtin task
+
+The wait for a grader is a stage of its own, not a cost: even with one worker the Runner grades in a pool of one
+thread beside the next session, and the oracle's builtin sessions (~50 ms) are far shorter than the hidden tests,
+so later tasks queue for the grader. test_s is all of grade(), the judge's own sandbox start and end included
+(judge_overhead_s is only what grade() leaves untimed). pi's agent_s holds node and pi's own start:
+bench/pi_start.py splits those.
+
+    .venv/bin/python bench/harness_overhead.py [--tasks programming] [--agents builtin,pi]
 """
 
+import argparse
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from sandbox.conditions import select_conditions
-from sandbox.runs import RunSpec, Runner
+from sandbox.runs import Runner, RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.workdirs import default_work_root
 from task_defs import load_suite
 from task_defs.loader import select
 
-TASKS = sys.argv[1] if len(sys.argv) > 1 else "programming"
+STAGES = ("setup_s", "server_wait_s", "slot_wait_s", "agent_s", "grade_wait_s", "test_s", "judge_overhead_s",
+          "record_s")
+TARGET_S = 0.025
+COST = "harness cost"
 
 
-def measure(agent: str, suite, tmp: Path) -> list[dict]:
-    results = []
+def measure(agent: str, suite, tasks: str, tmp: Path) -> tuple[list[dict], float]:
+    results: list[dict] = []
     with ScriptedServer(persona="oracle", port=0) as srv:
         spec = RunSpec(run_id=f"bench-{agent}", model=srv.model_id, conds=select_conditions("base"),
-                       tasks=select(suite, TASKS), url=srv.url, agent=agent, runs_root=tmp / "runs",
+                       tasks=select(suite, tasks), url=srv.url, agent=agent, runs_root=tmp / "runs",
                        work_root=default_work_root(), workers=1)
+        t = time.perf_counter()
         Runner(spec, suite, on_result=results.append).run()
-    return results
+        return results, time.perf_counter() - t
+
+
+def figures(rs: list[dict]) -> dict[str, list[float]]:
+    """Seconds per task: each stage, then the wall and what it is made of."""
+    st = [r["stages"] for r in rs]
+    out = {k: [s.get(k, 0.0) for s in st] for k in STAGES}
+    out["wall_s"] = [r["wall_s"] for r in rs]
+    out["wall - every stage"] = [r["wall_s"] - sum(s.get(k, 0.0) for k in STAGES) for r, s in zip(rs, st)]
+    # the agent's own process (pi: node, pi's start, the replies); the rest of agent_s is the harness's
+    out["agent_s - its process"] = [s["agent_s"] - r["duration_s"] for r, s in zip(rs, st)]
+    out["wall - agent_s - test_s"] = [r["wall_s"] - s["agent_s"] - s["test_s"] for r, s in zip(rs, st)]
+    out[COST] = [w - s["grade_wait_s"] for w, s in zip(out["wall - agent_s - test_s"], st)]
+    return out
+
+
+def p90(xs: list[float]) -> float:
+    return sorted(xs)[min(len(xs) - 1, int(0.9 * len(xs)))]
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", default="programming", help="task ids, categories or tiers (comma-separated)")
+    ap.add_argument("--agents", default="builtin,pi")
+    args = ap.parse_args()
     suite = load_suite("kbench")
     with tempfile.TemporaryDirectory() as d:
-        tmp = Path(d)
-        for agent in ("builtin", "pi"):
-            t = time.perf_counter()
-            rs = measure(agent, suite, tmp)
-            wall = time.perf_counter() - t
-            over = [r["wall_s"] - r["test_duration_s"] for r in rs]
-            sessions = [r["duration_s"] for r in rs]
-            assert all(r["outcome"] == "pass" for r in rs), [r["task"] for r in rs if r["outcome"] != "pass"]
-            line = (f"{agent:7} {len(rs)} tasks ({TASKS}), 1 worker, wall {wall:.1f} s: per task beyond the hidden "
-                    f"test median {statistics.median(over) * 1000:.0f} ms (p90 {sorted(over)[int(0.9 * len(over))] * 1000:.0f} ms)")
+        for agent in args.agents.split(","):
+            rs, wall = measure(agent, suite, args.tasks, Path(d))
+            rs = [r for r in rs if r["outcome"] != "skipped"]  # no session, no test: nothing staged to show
+            bad = [r["task"] for r in rs if r["outcome"] != "pass"]
+            assert not bad, f"{agent}: not passed: {bad}"
+            fig = figures(rs)
+            print(f"{agent}: {len(rs)} tasks ({args.tasks}), 1 worker; the whole run {wall:.1f} s wall, "
+                  f"{wall / len(rs) * 1000:.0f} ms per task", flush=True)
+            print(f"  {'ms per task':30} {'median':>8} {'p90':>8}")
+            for name, xs in fig.items():
+                print(f"  {name:30} {statistics.median(xs) * 1000:8.1f} {p90(xs) * 1000:8.1f}")
             if agent == "builtin":
-                line += f"; target <= 250 ms: {'OK' if statistics.median(over) <= 0.25 else 'OVER TARGET'}"
-            else:
-                line += f"; of which the pi session (node + pi start-up + 2 replies) median {statistics.median(sessions) * 1000:.0f} ms"
-            print(line, flush=True)
+                cost = statistics.median(fig[COST])
+                print(f"  harness cost median {cost * 1000:.1f} ms; target <= {TARGET_S * 1000:.0f} ms: "
+                      f"{'OK' if cost <= TARGET_S else 'OVER TARGET'}", flush=True)
 
 
 if __name__ == "__main__":
