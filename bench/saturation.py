@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from sandbox.conditions import select_conditions
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.workdirs import default_work_root
 from task_defs import load_suite

@@ -22,7 +22,7 @@ from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
-from sandbox.runs import server_slots_of
+from sandbox.runspec import server_slots_of
 from sandbox.validation import validate_tasks
 from sandbox.workdirs import default_work_root
 from task_defs import TaskFileError, load_suite

@@ -24,7 +24,8 @@ from sandbox.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.limits import AGENT_LIMITS, GB
 from sandbox.records import check_run_id, finished_results
 from sandbox.regrade import RegradeSummary, regrade_run
-from sandbox.runs import Runner, RunSpec, plan
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec, plan
 from sandbox.workdirs import default_work_root
 from task_defs import Suite, load_suite
 from task_defs.loader import select

@@ -7,31 +7,22 @@ redoes exactly the attempts without a result.json.
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import json
 import threading
 import time
 import traceback
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-from sandbox import uids
-from sandbox.agents.builtin import BuiltinAgent
-from sandbox.agents.pi import PiAgent, node_modules_of, pi_version, write_pi_config
+from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
-from sandbox.conditions import Condition
-from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full, used_bytes
-from sandbox.isolation import IsolationConfig
+from sandbox.diskspace import ensure_room, ran_full, used_bytes
 from sandbox.kinds import Verdict, WorkKind, as_kind
-from sandbox.limits import AGENT_LIMITS, Limits
-from sandbox.records import attempt_dir, copy_final_files, environment_versions, gpus, is_false_claim, write_json_atomic
-from sandbox.server_probe import describe_server, wait_for_server
-from sandbox.serverproxy import ServerProxy
-from sandbox.slots import ServerSlots, slot_capacity
+from sandbox.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
+from sandbox.runspec import Attempt, RunSpec, open_agent, plan, server_slots_of, session_slot, write_manifest
+from sandbox.server_probe import wait_for_server
 from sandbox.stops import DiskFull, RunStopped, ServerDown
 from sandbox.trees import remove_tree
 from sandbox.validation import PrepareError
@@ -48,77 +39,6 @@ HARNESS_ERROR = "harness error"  # how infra_error begins when our own code fail
 
 
 @dataclass
-class RunSpec:
-    run_id: str
-    model: str
-    conds: list[Condition]
-    tasks: list  # units of the run's kind: agent tasks (task_defs Task) or kernel tasks (gpu KernelTask)
-    url: str = "http://127.0.0.1:8093/v1"
-    seeds: int = 1
-    seed_list: list[int] | None = None  # exactly these seeds instead of 1..seeds (a Dagster cell is one seed)
-    workers: int = 1
-    timeout_s: float = 600.0
-    agent: str = "pi"  # pi | builtin
-    tool_format: str = "auto"  # builtin only: native | text | auto
-    runs_root: Path = Path("runs")
-    work_root: Path | None = None
-    pi_path: str | None = None
-    keep_work: bool = False
-    # Record the agent's final files now and grade them later (sandbox/regrade.py): kernel runs grade where and
-    # when the GPU is free, never while the model server waits.
-    defer_grading: bool = False
-    api_key: str | None = field(default=None, repr=False)  # never written anywhere
-    limits: Limits = AGENT_LIMITS
-    isolation: IsolationConfig = field(default_factory=IsolationConfig)
-    server_wait_s: float = 120.0
-    # Sessions at once against this server across every run on the machine (sandbox/slots.py). None: what the
-    # server reports (llama.cpp's /props total_slots), else no limit beyond `workers`; 0: no limit.
-    server_slots: int | None = None
-    slots_root: Path | None = None
-    # Free space an attempt needs to start, on the work and runs disks; None: the session's disk budget plus a
-    # reserve (sandbox/diskspace.py), so that one session alone cannot fill the disk.
-    min_free_bytes: int | None = None
-    # The run stops (nothing more is started, finished attempts are kept) once the server has not answered for this
-    # long, instead of waiting server_wait_s for every remaining attempt and recording each as infra.
-    server_down_stop_s: float = 600.0
-
-    def room_needed(self) -> int:
-        """Free bytes an attempt needs to start (min_free_bytes, or the session's disk budget plus the reserve)."""
-        return self.limits.disk_bytes + RESERVE_BYTES if self.min_free_bytes is None else self.min_free_bytes
-
-    def settings(self) -> dict:
-        """Every setting, for the manifest: no key."""
-        return {
-            "run_id": self.run_id, "model": self.model, "url": self.url, "agent": self.agent,
-            "tool_format": self.tool_format if self.agent == "builtin" else None,
-            "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
-            "seeds": self.seed_list or self.seeds, "workers": self.workers, "server_slots": self.server_slots,
-            "timeout_s": self.timeout_s,
-            "keep_work": self.keep_work, "defer_grading": self.defer_grading, "api_key_set": bool(self.api_key),
-            "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
-            # each session runs as its own uid of this range (sandbox/uids.py)
-            "sandbox_uid": f"{uids.pool().uids[0]}-{uids.pool().uids[-1]}" if self.isolation.drops_uid else None,
-        }
-
-
-@dataclass(frozen=True)
-class Attempt:
-    cond: Condition
-    task: Any  # a unit of the run's kind: a task_defs Task or a gpu KernelTask
-    seed: int
-
-    @property
-    def key(self) -> str:
-        return f"{self.cond.name}/{self.task.id}/s{self.seed}"
-
-
-def plan(spec: RunSpec) -> list[Attempt]:
-    """Seed 1 of every task (and condition) before seed 2."""
-    seeds = spec.seed_list or range(1, spec.seeds + 1)
-    return [Attempt(c, t, s) for s in seeds for t in spec.tasks for c in spec.conds]
-
-
-@dataclass
 class Graded:
     """An attempt whose agent sessions are over: what the grading phase needs."""
 
@@ -129,71 +49,6 @@ class Graded:
     stats: SessionStats
     stages: dict  # seconds per stage so far (Runner._finish records them)
     agent_done: float  # monotonic time the agent phase ended: the wait for a grader starts here
-
-
-class RunConflict(ValueError):
-    pass
-
-
-def write_manifest(spec: RunSpec, kind: WorkKind, run_dir: Path, pi: str | None) -> dict:
-    path = run_dir / "manifest.json"
-    manifest = {
-        "run_id": spec.run_id,
-        "settings": spec.settings(),
-        "suite": {"name": kind.name, "fingerprint": kind.fingerprint, "tasks": len(kind.units),
-                  "graded": "later" if spec.defer_grading else "in the run"},
-        "versions": environment_versions(pi),
-        "gpus": gpus(),
-        "server": describe_server(spec.url, spec.api_key),
-    }
-    if path.exists():
-        old = json.loads(path.read_text())
-        for key, what in (("model", "model"), ("agent", "agent"), ("url", "server URL")):
-            if old["settings"].get(key) != manifest["settings"][key]:
-                raise RunConflict(f"run {spec.run_id!r} was started with {what} {old['settings'].get(key)!r}, "
-                                  f"not {manifest['settings'][key]!r}; choose a new RUNID or the same settings")
-        if old["suite"]["fingerprint"] != kind.fingerprint:
-            raise RunConflict(f"run {spec.run_id!r} was started on another version of the suite "
-                              f"({old['suite']['fingerprint'][:16]}); its results would mix; choose a new RUNID")
-        manifest["resumed"] = old.get("resumed", []) + [time.strftime("%Y-%m-%dT%H:%M:%S")]
-        manifest["created"] = old.get("created")
-    else:
-        manifest["created"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-    write_json_atomic(path, manifest)
-    return manifest
-
-
-def server_slots_of(spec: RunSpec) -> ServerSlots | None:
-    """The cross-run limit on sessions at once for the spec's server, if there is one."""
-    n = slot_capacity(spec.server_slots, spec.url, spec.api_key)
-    return ServerSlots(spec.url, n, spec.slots_root) if n else None
-
-
-@contextlib.contextmanager
-def session_slot(slots: ServerSlots | None, events: EventLog):
-    """Hold one of the server's slots for an agent session; a long wait is written to the session's events."""
-    if slots is None:
-        yield
-        return
-    with slots.lease() as (slot, waited):
-        if waited >= 1.0:
-            events.write({"type": "slot_wait", "slot": slot, "seconds": round(waited, 2)})
-        yield
-
-
-@contextlib.contextmanager
-def open_agent(spec: RunSpec, run_dir: Path):
-    """The agent a run uses, with what it needs while it lives (pi: the proxy to the server, its config)."""
-    if spec.agent == "builtin":
-        yield BuiltinAgent(spec.url, spec.model, api_key=spec.api_key or "none", tool_format=spec.tool_format)  # type: ignore[arg-type]
-    elif spec.agent == "pi":
-        modules = node_modules_of(spec.pi_path)
-        agent_dir = write_pi_config(Path(run_dir) / "pi-agent", spec.url, spec.model, spec.conds)
-        # pi reaches the server only through the proxy: it holds the key and judges every reply
-        with ServerProxy(spec.url, spec.api_key) as proxy:
-            yield PiAgent(proxy, spec.model, agent_dir, modules)
-    else:
-        raise ValueError(f"--agent must be pi or builtin, not {spec.agent!r}")
 
 
 def _test_kills(session) -> int:

@@ -16,7 +16,8 @@ from conftest import REPO, needs_bwrap
 
 from sandbox.conditions import select_conditions
 from sandbox.isolation import bwrap_path
-from sandbox.runs import RunConflict, Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunConflict, RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.stops import ServerDown
 from sandbox.uids import pool

@@ -18,7 +18,8 @@ from sandbox.agents.tools import EDIT_MAX_BYTES, READ_CAP_BYTES, ToolBox, ToolEr
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select

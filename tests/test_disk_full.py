@@ -16,7 +16,8 @@ from kbench_dagster.cli import main
 from sandbox.conditions import select_conditions
 from sandbox.diskspace import FLOOR_BYTES, DiskFull, free_bytes
 from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select

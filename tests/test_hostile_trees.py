@@ -22,7 +22,8 @@ from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS
 from sandbox.records import copy_final_files
 from sandbox.runner import run_session
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.trees import Walk, chown_tree, cwd_within, listing, remove_tree
 from sandbox.workdirs import fresh_dir

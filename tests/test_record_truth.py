@@ -12,7 +12,8 @@ from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig
 from sandbox.limits import AGENT_LIMITS, MB
 from sandbox.runner import run_session
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from sandbox.conditions import select_conditions
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from sandbox.server_probe import reported_slots
 from sandbox.slots import ServerSlots

@@ -24,7 +24,8 @@ from kbench_dagster.selftest.persona import TaskScripts
 from sandbox.conditions import select_conditions
 from sandbox.isolation import IsolationConfig, bwrap_path
 from sandbox.limits import AGENT_LIMITS, MB, Limits
-from sandbox.runs import Runner, RunSpec
+from sandbox.runs import Runner
+from sandbox.runspec import RunSpec
 from sandbox.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.models import Suite
