@@ -10,7 +10,7 @@ from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
 from kbench_dagster.pools import MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from kbench_dagster.store import ResultsStore
-from sandbox.kinds import AgentTasks
+from sandbox.engine.kinds import AgentTasks
 
 
 def _preview(rows: list[tuple]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from kbench_dagster.resources import SandboxSettings, SuiteSource
-from sandbox.validation import validate_tasks
+from sandbox.tasks.validation import validate_tasks
 
 
 def _preview(suites) -> str:

@@ -17,7 +17,7 @@ from assets.runs import agent_runs, gradings
 from assets.suites import task_suites
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from kbench_dagster.store import ResultsStore
-from sandbox.scripted import ScriptedServer
+from sandbox.servers.scripted import ScriptedServer
 
 TASKS = sys.argv[1] if len(sys.argv) > 1 else "programming,repair"
 REPO = Path(__file__).resolve().parent.parent

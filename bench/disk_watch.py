@@ -1,4 +1,4 @@
-"""The disk watchdog's cost: one count of a session's folders (sandbox.diskspace.used_bytes), timed on a real
+"""The disk watchdog's cost: one count of a session's folders (sandbox.isolation.diskspace.used_bytes), timed on a real
 tree the size of a JavaScript project (this repo's node_modules, pi and its dependencies), and the share of one
 core it takes: the watchdog polls every 1 s, or 20 times the last count's time when that is longer.
 
@@ -14,9 +14,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sandbox.diskspace import used_bytes  # noqa: E402
-from sandbox.limits import AGENT_LIMITS  # noqa: E402
-from sandbox.watchdog import DISK_COST_FACTOR  # noqa: E402
+from sandbox.isolation.diskspace import used_bytes  # noqa: E402
+from sandbox.isolation.limits import AGENT_LIMITS  # noqa: E402
+from sandbox.isolation.watchdog import DISK_COST_FACTOR  # noqa: E402
 
 tree = REPO / "node_modules"
 if not tree.is_dir():

@@ -1,6 +1,6 @@
 """What the harness costs per task beyond the agent and the hidden test, stage by stage, with the oracle persona.
 
-Every result.json carries the seconds of each stage of its attempt (sandbox/runs.py). `wall_s - test_s` alone no
+Every result.json carries the seconds of each stage of its attempt (sandbox/engine/runs.py). `wall_s - test_s` alone no
 longer says what the harness costs: it includes the agent session and any wait for a grader thread. Here:
 
     harness cost = wall_s - agent_s - test_s - grade_wait_s      target: median <= 25 ms per builtin task
@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from sandbox.conditions import select_conditions
-from sandbox.runs import Runner, RunSpec
-from sandbox.scripted import ScriptedServer
-from sandbox.workdirs import default_work_root
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner, RunSpec
+from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from sandbox.agents.pi import GUARD, NODE_FLAGS, PI_PACKAGE, PiAgent, node_modules_of, write_pi_config
 from sandbox.agents.record import EventLog
-from sandbox.conditions import select_conditions
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS
-from sandbox.runner import run_session
-from sandbox.scripted import ScriptedServer
-from sandbox.serverproxy import ServerProxy
+from sandbox.agents.serverproxy import ServerProxy
+from sandbox.engine.conditions import select_conditions
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS
+from sandbox.isolation.session import run_session
+from sandbox.servers.scripted import ScriptedServer
 
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 10
 CLI = node_modules_of(None) / PI_PACKAGE / "dist" / "cli.js"

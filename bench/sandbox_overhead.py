@@ -7,10 +7,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from sandbox.isolation import IsolationConfig, bwrap_path
-from sandbox.limits import TEST_LIMITS
-from sandbox.runner import run_session
-from sandbox.workdirs import default_work_root
+from sandbox.isolation.bwrap import IsolationConfig, bwrap_path
+from sandbox.isolation.limits import TEST_LIMITS
+from sandbox.isolation.session import run_session
+from sandbox.isolation.workdirs import default_work_root
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 40
 

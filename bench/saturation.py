@@ -9,11 +9,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from sandbox.conditions import select_conditions
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
-from sandbox.workdirs import default_work_root
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 

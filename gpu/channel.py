@@ -24,8 +24,8 @@ from pathlib import Path
 import torch
 import torch.multiprocessing  # noqa: F401  (tensor reductions for the pipe)
 
-from sandbox.isolation import IsolationConfig, bwrap_argv, python_runtime_dirs
-from sandbox.trees import remove_tree
+from sandbox.isolation.bwrap import IsolationConfig, bwrap_argv, python_runtime_dirs
+from sandbox.isolation.trees import remove_tree
 
 WORKER_MODULES = ("__init__.py", "worker.py", "timing.py")
 TRANSPORTS = ("auto", "direct", "staged")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sandbox.isolation import bwrap_path
+from sandbox.isolation.bwrap import bwrap_path
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class GradeConfig:
     samples_jitter: int
     set_budget_bytes: int  # memory for the rotating input sets of one shape
     eager_samples: int
-    # The submission's process inside bubblewrap (sandbox.isolation): its own pid namespace, the system and the
+    # The submission's process inside bubblewrap (sandbox.isolation.bwrap): its own pid namespace, the system and the
     # Python runtime read-only, only its build folder writable, as uid 65534 when we are root. Off on CUDA until a
     # GPU run has shown CUDA IPC across the namespace works; on a CPU it is on wherever bwrap is installed.
     sandboxed: bool = False

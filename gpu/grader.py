@@ -24,7 +24,7 @@ from gpu.intake import detect_language, into_build, reference_submission, triton
 from gpu.integrity import FileGuard
 from gpu.loader import get_task, private_reference
 from gpu.models import STATUSES, KernelTask
-from sandbox.trees import remove_tree
+from sandbox.isolation.trees import remove_tree
 
 # callers import these from here, whichever module behind it holds them
 __all__ = ["STATUSES", "GradeConfig", "detect_language", "grade", "reference_submission", "triton_available"]

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from gpu.models import KernelTask
-from sandbox.trees import Walk
+from sandbox.isolation.trees import Walk
 
 # A submission is a kernel and perhaps a few sources beside it. The copy into the build folder (shutil.copytree)
 # recurses, so the tree is measured first without recursion and refused past these bounds.

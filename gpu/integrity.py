@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sandbox.trees import Walk, remove_tree
+from sandbox.isolation.trees import Walk, remove_tree
 
 SKIP = {"__pycache__", ".pytest_cache"}
 # The grader's trees hold a few hundred files; a walk that stops here has met what a submission planted.

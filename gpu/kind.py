@@ -1,4 +1,4 @@
-"""Kernel tasks as a kind of work (sandbox/kinds.py): an agent writes each kernel in the same sandbox, records
+"""Kernel tasks as a kind of work (sandbox/engine/kinds.py): an agent writes each kernel in the same sandbox, records
 and run loop as every other task, and the kernel grader scores what it left.
 
 The outcome is the gate's verdict in the shared vocabulary; the grader's own status, score and device travel
@@ -17,9 +17,9 @@ from pathlib import Path
 from gpu.grader import grade
 from gpu.loader import agent_files, load_kernel_suite, render_prompt
 from gpu.models import KernelTask
-from sandbox.isolation import IsolationConfig, python_runtime_dirs
-from sandbox.kinds import Verdict
-from sandbox.workdirs import fresh_dir
+from sandbox.engine.kinds import Verdict
+from sandbox.isolation.bwrap import IsolationConfig, python_runtime_dirs
+from sandbox.isolation.workdirs import fresh_dir
 
 NAME = "kernels"
 # The grader's statuses in the shared outcome words: passing the correctness gate is a pass (a flagged speed is

@@ -1,4 +1,4 @@
-"""The scripted oracle's knowledge of the kernel tasks (sandbox/scripted/oracle.py's for agent tasks): which task
+"""The scripted oracle's knowledge of the kernel tasks (the agent tasks' is in sandbox/servers/scripted): which task
 a prompt belongs to, and a kernel that passes the gate, as one write of the stub."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gpu.intake import reference_stub
 from gpu.loader import load_kernel_suite, render_prompt
-from sandbox.scripted.oracle import Match, PlannedCall, normalize
+from sandbox.servers.scripted.oracle import Match, PlannedCall, normalize
 
 
 @dataclass(frozen=True)

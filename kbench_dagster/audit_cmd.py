@@ -10,9 +10,9 @@ from pathlib import Path
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import difficulty
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
-from sandbox.isolation import IsolationConfig
-from sandbox.suite_audit import audit_suite
-from sandbox.workdirs import default_work_root
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.workdirs import default_work_root
+from sandbox.tasks.suite_audit import audit_suite
 from task_defs.loader import suite_root
 
 

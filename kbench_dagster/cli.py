@@ -20,11 +20,11 @@ from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
-from sandbox.runspec import server_slots_of
-from sandbox.validation import validate_tasks
-from sandbox.workdirs import default_work_root
+from sandbox.engine.spec import server_slots_of
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
+from sandbox.isolation.workdirs import default_work_root
+from sandbox.tasks.validation import validate_tasks
 from task_defs import TaskFileError, load_suite
 from task_defs.loader import select
 
@@ -179,7 +179,7 @@ def render_table(cols: list[str], rows: list[tuple]) -> str:
 
 
 def cmd_serve_scripted(args) -> int:
-    from sandbox.scripted import serve
+    from sandbox.servers.scripted import serve
 
     return serve(args.persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
                  suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
 from sandbox.agents.record import read_events
-from sandbox.records import finished_results, read_result
+from sandbox.engine.records import finished_results, read_result
 
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "runs", "events_summary")
@@ -39,7 +39,7 @@ def _events_summary(path: Path) -> dict:
 
 
 def grading_row(r: dict) -> dict:
-    """A gradings row from a result with its latest regrading applied (sandbox.records.read_result)."""
+    """A gradings row from a result with its latest regrading applied (sandbox.engine.records.read_result)."""
     return {"run_id": r["run_id"], "model": r["model"], "condition": r["condition"], "task": r["task"],
             "seed": r["seed"], "outcome": r["outcome"], "detail": r.get("detail"),
             "test_duration_s": r.get("test_duration_s"), "suite_fingerprint": r["suite_fingerprint"],

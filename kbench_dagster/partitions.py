@@ -7,7 +7,7 @@ import re
 
 import dagster as dg
 
-from sandbox.conditions import CONDITIONS, DEFAULT
+from sandbox.engine.conditions import CONDITIONS, DEFAULT
 
 SEEDS = (1, 2, 3)
 CELLS = [f"{c}.s{s}" for c in DEFAULT for s in SEEDS]

@@ -10,7 +10,7 @@ from kbench_dagster import service
 from kbench_dagster.partitions import model_key
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
-from sandbox.isolation import IsolationConfig
+from sandbox.isolation.bwrap import IsolationConfig
 
 
 def _configured_endpoints() -> dict[str, str]:

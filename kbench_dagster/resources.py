@@ -11,11 +11,11 @@ from pydantic import PrivateAttr
 
 from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, GB
-from sandbox.server_probe import fetch_json
-from sandbox.slots import slot_capacity
-from sandbox.workdirs import default_work_root
+from sandbox.engine.slots import slot_capacity
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, GB
+from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.probe import fetch_json
 from task_defs import Suite, load_suite
 
 
@@ -117,7 +117,7 @@ def endpoints_from_env() -> ModelEndpoints:
 
 
 class ScriptedEndpoints(ModelEndpoints):
-    """The fake: a scripted server (sandbox.scripted) started in this process on first use."""
+    """The fake: a scripted server (sandbox.servers.scripted) started in this process on first use."""
 
     persona: str = "oracle"
     latency: float = 0.0
@@ -126,7 +126,7 @@ class ScriptedEndpoints(ModelEndpoints):
 
     def endpoints(self) -> list[Endpoint]:
         if self._server is None:
-            from sandbox.scripted import ScriptedServer
+            from sandbox.servers.scripted import ScriptedServer
 
             self._server = ScriptedServer(persona=self.persona, port=0, latency=self.latency).start()
         return [Endpoint("scripted", self._server.url, None, self.slots)]

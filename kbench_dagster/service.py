@@ -18,15 +18,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kbench_dagster.ingest import ALL_TABLES, KERNELS, cell_of, ingest_run, store_cell, write_key
 from kbench_dagster.store import ResultsStore
-from sandbox.conditions import select_conditions
-from sandbox.isolation import IsolationConfig
-from sandbox.kinds import AgentTasks, WorkKind, as_kind
-from sandbox.limits import AGENT_LIMITS, GB
-from sandbox.records import check_run_id, finished_results
-from sandbox.regrade import RegradeSummary, regrade_run
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec, plan
-from sandbox.workdirs import default_work_root
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
+from sandbox.engine.records import check_run_id, finished_results
+from sandbox.engine.regrade import RegradeSummary, regrade_run
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec, plan
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, GB
+from sandbox.isolation.workdirs import default_work_root
 from task_defs import Suite, load_suite
 from task_defs.loader import select
 

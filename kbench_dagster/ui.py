@@ -58,11 +58,11 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 20.0) -> None:
 
 def pool_slots() -> int:
     """Partitions of agent_runs at once: KBENCH_SLOTS, else the most any configured server takes at once
-    (sandbox.slots.slot_capacity; each server's own limit is kept by the session slots)."""
+    (sandbox.engine.slots.slot_capacity; each server's own limit is kept by the session slots)."""
     if os.environ.get("KBENCH_SLOTS"):
         return int(os.environ["KBENCH_SLOTS"])
     from kbench_dagster.resources import endpoints_from_env
-    from sandbox.slots import UNKNOWN_SERVER_SLOTS, slot_capacity
+    from sandbox.engine.slots import UNKNOWN_SERVER_SLOTS, slot_capacity
 
     key = os.environ.get("KBENCH_API_KEY")
     return max([slot_capacity(None, url, key) for url in endpoints_from_env().urls.values()]

@@ -1,2 +1,4 @@
-"""Agents and hidden tests run in isolation: the sandbox (isolation, limits, watchdogs), the agents (agents/),
-grading, the run loop and its records, and the model servers (servers/, scripted/). Never imports dagster."""
+"""Agents and hidden tests run in isolation. isolation/: the bubblewrap sandbox, seccomp, uids, sessions and their
+watchdogs; tasks/: laying, grading, validating and auditing tasks; agents/: pi and the builtin agent with pi's
+relay and proxy; engine/: the one run loop, its work kinds, records and regrading; servers/: the llama.cpp server,
+the scripted server and probes. Never imports dagster."""

@@ -10,7 +10,7 @@ os.environ.setdefault("KBENCH_DB", str(_STATE / "kbench.duckdb"))
 
 import pytest
 
-from sandbox.isolation import bwrap_path
+from sandbox.isolation.bwrap import bwrap_path
 from task_defs.canary import CANARY
 
 REPO = Path(__file__).resolve().parent.parent

@@ -14,13 +14,13 @@ import psutil
 import pytest
 from conftest import REPO, needs_bwrap
 
-from sandbox.conditions import select_conditions
-from sandbox.isolation import bwrap_path
-from sandbox.runs import Runner
-from sandbox.runspec import RunConflict, RunSpec
-from sandbox.scripted import ScriptedServer
-from sandbox.stops import ServerDown
-from sandbox.uids import pool
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunConflict, RunSpec
+from sandbox.engine.stops import ServerDown
+from sandbox.isolation.bwrap import bwrap_path
+from sandbox.isolation.uids import pool
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 

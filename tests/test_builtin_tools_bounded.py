@@ -15,12 +15,12 @@ import pytest
 from conftest import REPO, needs_bwrap
 
 from sandbox.agents.tools import EDIT_MAX_BYTES, READ_CAP_BYTES, ToolBox, ToolError, _within
-from sandbox.conditions import select_conditions
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, MB
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 
@@ -233,8 +233,8 @@ _RSS_CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 from sandbox.agents.tools import ToolBox
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS
 tools = ToolBox(Path(sys.argv[1]), IsolationConfig(mode="none"), AGENT_LIMITS, deadline=time.monotonic() + 120)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 out = tools.run("read", {"path": "big"})

@@ -4,7 +4,7 @@ import pytest
 
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.tools import check_call
-from sandbox.conditions import select_conditions
+from sandbox.engine.conditions import select_conditions
 
 
 def test_default_conditions_and_overrides(tmp_path):

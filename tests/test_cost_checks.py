@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import SQUARE_TOML, write_task
 
-from sandbox.grading import grade
-from sandbox.validation import grade_variant, prepare_workdir
+from sandbox.tasks.grading import grade
+from sandbox.tasks.validation import grade_variant, prepare_workdir
 from task_defs import load_suite
 
 SUITE = load_suite("kbench")

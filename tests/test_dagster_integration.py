@@ -13,7 +13,7 @@ from conftest import REPO
 
 from kbench_dagster.store import ResultsStore, StoreBusy
 from kbench_dagster.ui import prepare_home, start_dagster_dev, stop_group
-from sandbox.scripted import ScriptedServer
+from sandbox.servers.scripted import ScriptedServer
 
 pytestmark = pytest.mark.integration
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from kbench_dagster.cli import main
-from sandbox.conditions import select_conditions
-from sandbox.diskspace import FLOOR_BYTES, DiskFull, free_bytes
-from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.isolation.diskspace import FLOOR_BYTES, DiskFull, free_bytes
+from sandbox.isolation.limits import AGENT_LIMITS, MB
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 
@@ -137,7 +137,7 @@ def test_the_store_on_a_full_disk_keeps_its_rows_and_says_why(small_disk):
 def test_validate_on_a_full_disk_blames_the_disk_not_the_task(small_disk, capsys):
     """Too little room: a clear error before any task runs. A disk that fills while a task is validated: the task
     is not called broken, the disk is named."""
-    from sandbox.validation import validate_task
+    from sandbox.tasks.validation import validate_task
 
     disk = small_disk(40)
     assert main(["validate", "--tasks", "fizz", "--work", str(disk), "--workers", "1"]) == 2

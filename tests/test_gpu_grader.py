@@ -20,8 +20,8 @@ from gpu.grader import STATUSES, grade, reference_submission
 from gpu.integrity import FileGuard
 from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
 from gpu.models import Timeouts
-from sandbox.isolation import bwrap_path
-from sandbox.trees import remove_tree
+from sandbox.isolation.bwrap import bwrap_path
+from sandbox.isolation.trees import remove_tree
 
 FIXTURES = REPO / "tests" / "gpu_fixtures"
 KNOWN_GOOD = REPO / "bench" / "gpu" / "kernels"

@@ -3,8 +3,8 @@
 import pytest
 from conftest import ISOLATIONS, SQUARE_TOML, fresh, write_task
 
-from sandbox.grading import grade
-from sandbox.isolation import IsolationConfig, bwrap_path
+from sandbox.isolation.bwrap import IsolationConfig, bwrap_path
+from sandbox.tasks.grading import grade
 from task_defs import load_suite
 
 AGENT_FILES = {
@@ -85,7 +85,7 @@ def test_agent_code_under_grading_and_builtin_commands_reach_no_host_listener(sq
     import time
 
     from sandbox.agents.tools import ToolBox
-    from sandbox.limits import AGENT_LIMITS
+    from sandbox.isolation.limits import AGENT_LIMITS
 
     wd = fresh(work / "exfil")
     (wd / "sq.py").write_text(

@@ -6,10 +6,10 @@ import os
 import pytest
 from conftest import needs_bwrap
 
-import sandbox.grading as grading
-from sandbox.grading import grade
-from sandbox.isolation import IsolationConfig
-from sandbox.validation import apply_reference, prepare_workdir
+import sandbox.tasks.grading as grading
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.tasks.grading import grade
+from sandbox.tasks.validation import apply_reference, prepare_workdir
 from task_defs import load_suite
 
 SUITE = load_suite("kbench")
@@ -300,7 +300,7 @@ def test_calls_whose_value_is_thrown_away_are_only_pipelined_when_nothing_can_us
     import subprocess
     import sys
 
-    from sandbox.grading import HARNESS
+    from sandbox.tasks.grading import HARNESS
 
     hidden, wd = tmp_path / "hidden", tmp_path / "work"
     hidden.mkdir()

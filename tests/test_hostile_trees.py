@@ -16,17 +16,17 @@ import pytest
 from conftest import SQUARE_TEST, SQUARE_TOML, fresh, needs_bwrap, write_task
 
 from kbench_dagster.reporting import commands
-from sandbox.conditions import select_conditions
-from sandbox.diskspace import usage, used_bytes
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS
-from sandbox.records import copy_final_files
-from sandbox.runner import run_session
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
-from sandbox.trees import Walk, chown_tree, cwd_within, listing, remove_tree
-from sandbox.workdirs import fresh_dir
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.records import copy_final_files
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.diskspace import usage, used_bytes
+from sandbox.isolation.limits import AGENT_LIMITS
+from sandbox.isolation.session import run_session
+from sandbox.isolation.trees import Walk, chown_tree, cwd_within, listing, remove_tree
+from sandbox.isolation.workdirs import fresh_dir
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 

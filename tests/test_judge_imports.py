@@ -5,10 +5,10 @@ grader under bubblewrap, and looks at what the attack left in the work folder.""
 import pytest
 from conftest import needs_bwrap
 
-import sandbox.grading as grading
-from sandbox.grading import grade
-from sandbox.isolation import IsolationConfig
-from sandbox.validation import prepare_workdir
+import sandbox.tasks.grading as grading
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.tasks.grading import grade
+from sandbox.tasks.validation import prepare_workdir
 from task_defs import load_suite
 
 pytestmark = needs_bwrap  # without a sandbox, agent code is the grader's own user with the whole machine in reach

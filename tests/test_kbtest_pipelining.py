@@ -5,8 +5,8 @@ know (a silent fallback would make every 10^5-call test slow, a wrong reading wo
 import subprocess
 from pathlib import Path
 
-from sandbox.grading import HARNESS
-from sandbox.isolation import sandbox_python
+from sandbox.isolation.bwrap import sandbox_python
+from sandbox.tasks.grading import HARNESS
 
 NONCE = "0123456789abcdef0123456789abcdef"
 

@@ -11,7 +11,7 @@ from gpu.loader import load_kernel_suite
 from kbench_dagster.cli import main
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
-from sandbox.scripted import ScriptedServer
+from sandbox.servers.scripted import ScriptedServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

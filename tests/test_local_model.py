@@ -18,9 +18,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from sandbox.server_probe import reported_slots
 from sandbox.servers import llama as lm
 from sandbox.servers import model_pack as mp
+from sandbox.servers.probe import reported_slots
 
 # ---------------------------------------------------------------------------------------------------------
 # Assembly, with fake parts

@@ -20,7 +20,7 @@ from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.reporting.loaders import load_results
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from kbench_dagster.store import ResultsStore
-from sandbox.scripted import ScriptedServer
+from sandbox.servers.scripted import ScriptedServer
 from task_defs.loader import suite_root
 
 TASKS = ["fizz", "counterrors"]

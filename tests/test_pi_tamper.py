@@ -14,11 +14,11 @@ import pytest
 from conftest import needs_bwrap
 from test_agent_runs import run
 
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS
-from sandbox.runner import run_session
-from sandbox.scripted import ScriptedServer
-from sandbox.serverproxy import ServerProxy
+from sandbox.agents.serverproxy import ServerProxy
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS
+from sandbox.isolation.session import run_session
+from sandbox.servers.scripted import ScriptedServer
 
 # Run by the model's bash tool call: PI is bash's parent, pi itself; the relay is pi's parent.
 TRACE_PROBE = r"""PI=$PPID python3 - <<'EOF'

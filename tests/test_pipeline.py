@@ -28,7 +28,7 @@ from kbench_dagster.resources import (
 from kbench_dagster.sensors import new_model_release_sensor
 from kbench_dagster.store import ResultsStore
 from kbench_dagster.views import PASS_AT_1
-from sandbox.scripted import ScriptedServer
+from sandbox.servers.scripted import ScriptedServer
 from task_defs.loader import suite_root
 
 TASKS = ["fizz", "counterrors"]

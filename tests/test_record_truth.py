@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import fresh, needs_bwrap
 
-from sandbox.conditions import select_conditions
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runner import run_session
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, MB
+from sandbox.isolation.session import run_session
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 

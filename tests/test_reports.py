@@ -12,10 +12,10 @@ import pytest
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.reporting import commands, compare, export, loaders, stats, tables, triage
 from kbench_dagster.store import ResultsStore
-from sandbox.conditions import select_conditions
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 

@@ -6,9 +6,9 @@ import os
 import pytest
 from conftest import needs_bwrap
 
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import TEST_LIMITS
-from sandbox.runner import run_session
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import TEST_LIMITS
+from sandbox.isolation.session import run_session
 
 pytestmark = [needs_bwrap, pytest.mark.skipif(os.geteuid() != 0, reason="only root can keep uid 0 in the sandbox")]
 

@@ -8,10 +8,10 @@ import psutil
 import pytest
 from conftest import ISOLATIONS, REPO, fresh, needs_bwrap
 
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, GB, MB, TEST_LIMITS
-from sandbox.runner import run_session
-from sandbox.uids import pool
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, GB, MB, TEST_LIMITS
+from sandbox.isolation.session import run_session
+from sandbox.isolation.uids import pool
 
 BWRAP = IsolationConfig(mode="bwrap")
 

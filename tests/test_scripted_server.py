@@ -13,7 +13,7 @@ import time
 import pytest
 from conftest import REPO
 
-from sandbox.scripted import (
+from sandbox.servers.scripted import (
     CHAOS_KINDS,
     HOSTILE_PLAN,
     LIAR_REPLY,
@@ -416,7 +416,7 @@ def test_unknown_persona_and_options():
 
 
 def test_serve_runs_until_sigterm():
-    code = "from sandbox.scripted import serve; raise SystemExit(serve('liar', port=0))"
+    code = "from sandbox.servers.scripted import serve; raise SystemExit(serve('liar', port=0))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     try:

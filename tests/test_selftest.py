@@ -13,7 +13,7 @@ from kbench_dagster.selftest.cli import render_host, render_table
 from kbench_dagster.selftest.family import Verdict
 from kbench_dagster.selftest.persona import TaskScripts
 from kbench_dagster.selftest.runner import AGENTS, Row, run_selftest
-from sandbox.scripted.personas import Conversation
+from sandbox.servers.scripted.personas import Conversation
 from task_defs import load_suite
 
 SUITE = load_suite("kbench")

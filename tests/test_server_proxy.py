@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from test_agent_runs import run
 
-from sandbox.scripted import ScriptedServer
-from sandbox.serverproxy import ServerProxy
+from sandbox.agents.serverproxy import ServerProxy
+from sandbox.servers.scripted import ScriptedServer
 
 
 class Upstream:

@@ -10,12 +10,12 @@ import time
 
 import pytest
 
-from sandbox.conditions import select_conditions
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
-from sandbox.server_probe import reported_slots
-from sandbox.slots import ServerSlots
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.slots import ServerSlots
+from sandbox.engine.spec import RunSpec
+from sandbox.servers.probe import reported_slots
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 
@@ -83,7 +83,7 @@ def test_the_servers_reported_slots_are_used_when_none_is_given(tmp_path):
 HOLDER = """
 import sys, time
 from pathlib import Path
-from sandbox.slots import ServerSlots
+from sandbox.engine.slots import ServerSlots
 with ServerSlots(sys.argv[1], 1, Path(sys.argv[2])).lease():
     print("held", flush=True)
     time.sleep(600)

@@ -12,10 +12,10 @@ import psutil
 import pytest
 from conftest import fresh, needs_bwrap
 
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, MB
-from sandbox.runner import run_session
-from sandbox.uids import UidPool, pool
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import AGENT_LIMITS, MB
+from sandbox.isolation.session import run_session
+from sandbox.isolation.uids import UidPool, pool
 
 BWRAP = IsolationConfig(mode="bwrap")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="only root can give each session its own uid")

@@ -7,7 +7,7 @@ from conftest import SQUARE_TEST, SQUARE_TOML, write_task
 
 from kbench_dagster.cli import main
 from kbench_dagster.reporting.difficulty import by_task, report_lines, shares
-from sandbox.suite_audit import audit_suite, normalise_prompt
+from sandbox.tasks.suite_audit import audit_suite, normalise_prompt
 
 RIGHT = "def square(x):\n    return x * x\n"
 # each of these fails exactly one of the three cases of SQUARE_TEST (small, negative, zero)

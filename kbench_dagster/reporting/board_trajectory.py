@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from sandbox.agents.record import read_events
-from sandbox.trees import Walk
+from sandbox.isolation.trees import Walk
 
 MAX_FILE_CHARS = 20_000
 MAX_FILES = 50

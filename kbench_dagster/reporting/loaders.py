@@ -6,7 +6,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from sandbox.records import check_run_id, finished_results, read_result
+from sandbox.engine.records import check_run_id, finished_results, read_result
 
 
 def load_results(runs_root: Path, run_id: str) -> list[dict]:

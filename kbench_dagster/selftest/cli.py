@@ -9,8 +9,8 @@ from pathlib import Path
 from kbench_dagster.selftest import FAMILIES
 from kbench_dagster.selftest.runner import AGENTS, Outcome, Row, run_selftest
 from kbench_dagster.terminal import visible
-from sandbox.limits import MB
-from sandbox.workdirs import default_work_root
+from sandbox.isolation.limits import MB
+from sandbox.isolation.workdirs import default_work_root
 
 
 def _pick(value: str | None, known: list[str], what: str) -> list[str]:

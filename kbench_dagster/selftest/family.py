@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.agents.record import read_events
-from sandbox.limits import Limits
-from sandbox.scripted.oracle import reference_plan
+from sandbox.isolation.limits import Limits
+from sandbox.servers.scripted.oracle import reference_plan
 from task_defs.models import Suite
 from task_defs.vocabulary import SCORED  # graded: what the hidden test said
 

@@ -7,7 +7,7 @@ error under builtin, and the harness process did not grow by anything like the f
 from __future__ import annotations
 
 from kbench_dagster.selftest.family import Context, Family, RunView, Verdict, bash, call, outcome_of, say, scored
-from sandbox.limits import MB
+from sandbox.isolation.limits import MB
 
 TASK = "clamp"
 SPARSE_MB = 900  # under the 1 GB file size limit, so truncate may make it

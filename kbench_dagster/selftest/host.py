@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 
-from sandbox import uids
+from sandbox.isolation import uids
 
 HEAD_BYTES = 64 * 1024  # of a new file, looked at for the marker
 MAX_LOOKED_AT = 2000  # entries of a new folder looked at for the marker or a sandbox owner

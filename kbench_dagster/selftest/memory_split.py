@@ -7,7 +7,7 @@ model's doing), not infra."""
 from __future__ import annotations
 
 from kbench_dagster.selftest.family import Context, Family, RunView, Verdict, bash, outcome_of, say, scored
-from sandbox.limits import MB
+from sandbox.isolation.limits import MB
 
 MEMORY_TASK, DISK_TASK = "clamp", "rle"
 

@@ -13,8 +13,8 @@ import json
 import threading
 from pathlib import Path
 
-from sandbox.scripted.oracle import normalize
-from sandbox.scripted.personas import Conversation, ReplayPersona, Reply
+from sandbox.servers.scripted.oracle import normalize
+from sandbox.servers.scripted.personas import Conversation, ReplayPersona, Reply
 from task_defs.models import Task
 
 

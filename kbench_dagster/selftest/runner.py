@@ -21,12 +21,12 @@ import psutil
 from kbench_dagster.selftest import host
 from kbench_dagster.selftest.family import ORDINARY_TASK, Context, Family, RunView, Verdict, reference_calls, say
 from kbench_dagster.selftest.persona import TaskScripts
-from sandbox.conditions import select_conditions
-from sandbox.isolation import IsolationConfig, bwrap_path
-from sandbox.limits import AGENT_LIMITS, MB, Limits
-from sandbox.runs import Runner
-from sandbox.runspec import RunSpec
-from sandbox.scripted import ScriptedServer
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.isolation.bwrap import IsolationConfig, bwrap_path
+from sandbox.isolation.limits import AGENT_LIMITS, MB, Limits
+from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.models import Suite
 

@@ -15,9 +15,9 @@ import openai
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.tools import TOOL_SCHEMAS, ToolBox, ToolError, check_call
-from sandbox.conditions import Condition
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import Limits
+from sandbox.engine.conditions import Condition
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import Limits
 
 ToolFormat = Literal["native", "text", "auto"]
 SYSTEM_PROMPT = (Path(__file__).parent / "SYSTEM.md").read_text(encoding="utf-8")

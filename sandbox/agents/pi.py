@@ -13,14 +13,14 @@ from pathlib import Path
 
 from sandbox.agents.builtin import SYSTEM_PROMPT
 from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.serverproxy import ServerProxy
 from sandbox.agents.textcalls import parse_text_calls
-from sandbox.conditions import CONDITIONS, Condition
-from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
-from sandbox.limits import MB, Limits
-from sandbox.runner import run_session
-from sandbox.serverproxy import ServerProxy
-from sandbox.trees import remove_tree
-from sandbox.workdirs import REPO_ROOT, private_copy
+from sandbox.engine.conditions import CONDITIONS, Condition
+from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, sandbox_python
+from sandbox.isolation.limits import MB, Limits
+from sandbox.isolation.session import run_session
+from sandbox.isolation.trees import remove_tree
+from sandbox.isolation.workdirs import REPO_ROOT, private_copy
 
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
 DEFAULT_NODE_MODULES = REPO_ROOT / "node_modules"
@@ -36,7 +36,7 @@ INSIDE_PROXY_PORT = 18080  # in the session's own network namespace: nothing els
 # first reply for V8 to recompile it with TurboFan in the background (~250 ms of a core, 40 MB), and node waits for
 # that job before it exits: each session ended 0.25-0.5 s after pi's last event. Baseline code parses a reply fast.
 NODE_FLAGS = ["--liftoff-only"]
-RELAY = Path(__file__).resolve().parents[1] / "netrelay.py"
+RELAY = Path(__file__).resolve().parent / "netrelay.py"
 GUARD = Path(__file__).resolve().parent / "pi_guard.cjs"
 # Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking.
 COMPAT = {"supportsDeveloperRole": False, "supportsReasoningEffort": False, "supportsStore": False,

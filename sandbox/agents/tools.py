@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.agents.confined import OutsideFolder, ToolError, WorkFolder, read_all, read_window, write_all
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import MB, Limits
-from sandbox.runner import run_session
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import MB, Limits
+from sandbox.isolation.session import run_session
 
 MAX_RESULT_CHARS = 30_000
 READ_CAP_BYTES = MAX_RESULT_CHARS  # of a file per read call: the bash tool's output cap, about 8k tokens

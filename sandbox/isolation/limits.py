@@ -11,7 +11,7 @@ MB = 1024**2
 @dataclass(frozen=True)
 class Limits:
     timeout_s: float = 600.0
-    # Memory watchdog, for the session as a whole (sandbox/accounting.py): its processes' anonymous memory and
+    # Memory watchdog, for the session as a whole (sandbox/isolation/accounting.py): its processes' anonymous memory and
     # swap, by proportional share, plus each shared-memory object (memfd, shared mappings, tmpfs files) once. A
     # process that alone holds more is killed; a session over it in total is killed whole. The name is kept
     # for the CLI and earlier manifests, when it capped one process's resident size.
@@ -21,7 +21,7 @@ class Limits:
     # kernel's RLIMIT_NPROC and pid space count threads). A numpy or torch process starts a thread per core.
     max_procs: int = 500
     proc_poll_s: float = 0.2
-    # RLIMIT_NPROC backstop for the watchdog. Each session runs as its own uid (sandbox/uids.py), so this is one
+    # RLIMIT_NPROC backstop for the watchdog. Each session runs as its own uid (uids.py), so this is one
     # session's budget, no longer shared: sessions at once times this must stay under the kernel's pid_max.
     nproc_rlimit: int = 2000
     fsize_bytes: int = 1 * GB  # RLIMIT_FSIZE: the largest file one process may write

@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 from sandbox.agents.record import json_safe
-from sandbox.isolation import sandbox_python
-from sandbox.trees import Entry, Walk
+from sandbox.isolation.bwrap import sandbox_python
+from sandbox.isolation.trees import Entry, Walk
 from task_defs.vocabulary import PENDING, SCORED
 
 MAX_KEPT_FILE = 10 * 1024 * 1024

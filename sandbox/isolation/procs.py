@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 
-from sandbox.trees import cwd_within
+from sandbox.isolation.trees import cwd_within
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sandbox.stops import DiskFull
-from sandbox.trees import Walk
+from sandbox.engine.stops import DiskFull
+from sandbox.isolation.trees import Walk
 
 __all__ = ["DiskFull", "FLOOR_BYTES", "RESERVE_BYTES", "ensure_room", "free_bytes", "ran_full", "usage", "used_bytes"]
 
@@ -38,7 +38,7 @@ def used_bytes(*roots: Path) -> int:
 
 def usage(*roots: Path, max_entries: int = MAX_COUNTED_ENTRIES) -> tuple[int, str | None]:
     """used_bytes, and why the count is short (None: every name was counted). A tree too deep for a path or
-    os.walk is counted all the same (sandbox/trees.py); only the caps on entries and open folders cut it short, and
+    os.walk is counted all the same (trees.py); only the caps on entries and open folders cut it short, and
     the caller decides what a count it cannot finish means."""
     total, short = 0, None
     for root in roots:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from sandbox.server_probe import reported_slots
+from sandbox.servers.probe import reported_slots
 
 POLL_S = 0.05
 # A server that says nothing of its capacity gets one session at a time: never overloaded, and a queued request

@@ -10,13 +10,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox.diskspace import ran_full
-from sandbox.isolation import IsolationConfig
-from sandbox.kinds import WorkKind
-from sandbox.records import REGRADING, finished_results, read_result, write_json_atomic
-from sandbox.stops import DiskFull
-from sandbox.trees import remove_tree
-from sandbox.workdirs import fresh_dir
+from sandbox.engine.kinds import WorkKind
+from sandbox.engine.records import REGRADING, finished_results, read_result, write_json_atomic
+from sandbox.engine.stops import DiskFull
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.diskspace import ran_full
+from sandbox.isolation.trees import remove_tree
+from sandbox.isolation.workdirs import fresh_dir
 from task_defs.vocabulary import PENDING, SCORED
 
 

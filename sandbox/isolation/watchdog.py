@@ -10,10 +10,10 @@ from pathlib import Path
 
 import psutil
 
-from sandbox.accounting import look
-from sandbox.diskspace import usage
-from sandbox.limits import Limits
-from sandbox.procs import kill_all, task_count
+from sandbox.isolation.accounting import look
+from sandbox.isolation.diskspace import usage
+from sandbox.isolation.limits import Limits
+from sandbox.isolation.procs import kill_all, task_count
 
 _LOG_LOCK = threading.Lock()
 COST_FACTOR = 20  # the next memory or disk count waits at least 20 times as long as the last one took

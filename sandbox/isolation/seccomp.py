@@ -11,7 +11,7 @@ these calls with EPERM for every process of the sandbox, whoever owns the target
   process).
 
 /proc/PID/mem is a file, which a filter on calls cannot tell apart: pi and its relay are kept out of its reach by
-being non-dumpable (sandbox/agents/pi.py, sandbox/netrelay.py).
+being non-dumpable (sandbox/agents/pi.py, sandbox/agents/netrelay.py).
 
 The filter is compiled by libseccomp (pyseccomp over Debian's libseccomp2) and handed to bwrap as an open file
 (`--seccomp FD`); bwrap loads it into the sandbox right before the command starts.
@@ -35,7 +35,7 @@ _path: Path | None = None
 
 def filter_bpf() -> bytes:
     """The compiled filter (classic BPF, as bwrap's --seccomp takes it)."""
-    import pyseccomp  # only where a sandbox is built: importing sandbox.isolation needs no libseccomp
+    import pyseccomp  # only where a sandbox is built: importing sandbox.isolation.bwrap needs no libseccomp
 
     f = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
     # A 64-bit kernel also runs 32-bit calls (int 0x80, x32): without their tables in the filter those are killed

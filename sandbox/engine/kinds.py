@@ -1,6 +1,6 @@
 """Kinds of work: what one unit needs before, during and after its agent sessions, behind one interface.
 
-The Runner (sandbox/runs.py) does everything kinds share: planning, resume, requeue and the infra/model split,
+The Runner (sandbox/engine/runs.py) does everything kinds share: planning, resume, requeue and the infra/model split,
 server slots, disk rules, `.partial` records and the manifest. A kind says how a unit's folder is laid, what the
 agent is told, which sandbox its sessions get and how what it left is graded into one Verdict. Agent tasks are
 the first kind; kernel tasks (gpu/kind.py) the second. A new kind is a module implementing WorkKind, never a loop.
@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from sandbox.grading import grade, missing_requirements
-from sandbox.isolation import IsolationConfig
-from sandbox.runner import SessionResult
-from sandbox.validation import prepare_workdir
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.session import SessionResult
+from sandbox.tasks.grading import grade, missing_requirements
+from sandbox.tasks.validation import prepare_workdir
 from task_defs.models import Suite, Task
 
 
@@ -46,7 +46,7 @@ class WorkKind(Protocol):
         """Commands the unit needs that this machine lacks: the attempt is skipped, not scored."""
 
     def prepare(self, unit, workdir: Path, cfg: IsolationConfig) -> None:
-        """Lay the unit's starting folder (raise sandbox.validation.PrepareError when that fails)."""
+        """Lay the unit's starting folder (raise sandbox.tasks.validation.PrepareError when that fails)."""
 
     def prompts(self, unit) -> list[str]:
         """One agent session per prompt, in order."""

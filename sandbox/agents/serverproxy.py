@@ -99,7 +99,7 @@ class ServerProxy:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(None))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        # One Unix socket per sandboxed session (sandbox/netrelay.py relays to it), each in a folder of its own, so a
+        # One Unix socket per sandboxed session (netrelay.py relays to it), each in a folder of its own, so a
         # sandbox sees no other session's socket. The session runs as another uid, so the socket is open to all.
         self.socket_dir = Path(tempfile.mkdtemp(prefix="kbench-proxy-"))
         self.socket_dir.chmod(0o755)

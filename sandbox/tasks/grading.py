@@ -11,10 +11,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.isolation import SYSTEM_PATH, IsolationConfig, sandbox_python
-from sandbox.limits import TEST_LIMITS, Limits
-from sandbox.runner import SessionResult, run_session
-from sandbox.workdirs import private_copy
+from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, sandbox_python
+from sandbox.isolation.limits import TEST_LIMITS, Limits
+from sandbox.isolation.session import SessionResult, run_session
+from sandbox.isolation.workdirs import private_copy
 from task_defs.loader import HARNESS, task_files
 from task_defs.models import Task
 from task_defs.vocabulary import Outcome

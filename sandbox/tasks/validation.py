@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from sandbox.diskspace import RESERVE_BYTES, ensure_room, ran_full
-from sandbox.grading import Grade, grade, missing_requirements
-from sandbox.isolation import IsolationConfig
-from sandbox.limits import AGENT_LIMITS, Limits
-from sandbox.runner import run_session
-from sandbox.workdirs import check_outside_repo, copy_tree_into, fresh_dir, private_copy
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.diskspace import RESERVE_BYTES, ensure_room, ran_full
+from sandbox.isolation.limits import AGENT_LIMITS, Limits
+from sandbox.isolation.session import run_session
+from sandbox.isolation.workdirs import check_outside_repo, copy_tree_into, fresh_dir, private_copy
+from sandbox.tasks.grading import Grade, grade, missing_requirements
 from task_defs.models import VARIANT_NOTE, Task, variant_note
 
 SOLVE_SCRIPT = "solve.sh"

@@ -10,7 +10,7 @@ chaos (every request fails, rotating kinds), hostile (attacks the sandbox), repl
 Standard library only, plus task_defs for the oracle. Never imports dagster.
 """
 
-from sandbox.scripted.personas import (
+from sandbox.servers.scripted.personas import (
     CHAOS_KINDS,
     HOSTILE_PLAN,
     LIAR_REPLY,
@@ -26,7 +26,7 @@ from sandbox.scripted.personas import (
     load_replay,
     make_persona,
 )
-from sandbox.scripted.server import LOOPBACK, ScriptedServer, check_host, serve
+from sandbox.servers.scripted.server import LOOPBACK, ScriptedServer, check_host, serve
 
 __all__ = [
     "CHAOS_KINDS",

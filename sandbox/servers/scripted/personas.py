@@ -147,7 +147,9 @@ class OraclePersona:
 
             self.index = KernelTaskIndex()
         else:
-            from sandbox.scripted.oracle import TaskIndex  # task_defs and pydantic only where the oracle is used
+            from sandbox.servers.scripted.oracle import (
+                TaskIndex,  # task_defs and pydantic only where the oracle is used
+            )
 
             self.index = TaskIndex(suite)
 

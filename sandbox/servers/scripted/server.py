@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
 
-from sandbox.scripted.personas import (
+from sandbox.servers.scripted.personas import (
     CHAOS_KINDS,
     Conversation,
     Failure,

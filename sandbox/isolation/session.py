@@ -13,12 +13,12 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sandbox import trees, uids
-from sandbox.isolation import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
-from sandbox.limits import Limits
-from sandbox.procs import kill_all, processes_in_folder, session_processes, wait_gone
-from sandbox.teardown import TeardownReport
-from sandbox.watchdog import Kill, Watchdog
+from sandbox.isolation import trees, uids
+from sandbox.isolation.bwrap import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
+from sandbox.isolation.limits import Limits
+from sandbox.isolation.procs import kill_all, processes_in_folder, session_processes, wait_gone
+from sandbox.isolation.teardown import TeardownReport
+from sandbox.isolation.watchdog import Kill, Watchdog
 
 TAIL_BYTES = 8192
 MAX_LISTED_WRITES = 1000  # outside writes named per place; past that a line says how many more
@@ -116,7 +116,7 @@ def run_session(
 ) -> SessionResult:
     """Run `cmd` with `workdir` as its only writable folder; always returns, never leaves a process behind.
     network=False: its own network namespace under bwrap (no effect without isolation). Dropping to an
-    unprivileged uid, the session gets one of its own for its whole life, cleanup included (sandbox/uids.py)."""
+    unprivileged uid, the session gets one of its own for its whole life, cleanup included (uids.py)."""
     cfg = cfg or IsolationConfig()
     with uids.pool().lease() if cfg.drops_uid else contextlib.nullcontext() as uid:
         if uid is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from task_defs.loader import load_suite
 from task_defs.models import Suite, Task
 
-SOLVE_SCRIPT = "solve.sh"  # the same name sandbox.validation runs after laying the files
+SOLVE_SCRIPT = "solve.sh"  # the same name sandbox.tasks.validation runs after laying the files
 SOLVE_TIMEOUT_S = 120  # the timeout the validation gives a reference script
 _SPACE = re.compile(r"\s+")
 
@@ -49,7 +49,7 @@ class Match:
 
 
 def reference_plan(task: Task) -> list[PlannedCall]:
-    """The reference solution as tool calls, in the order sandbox.validation.apply_reference lays it.
+    """The reference solution as tool calls, in the order sandbox.tasks.validation.apply_reference lays it.
 
     One `write` per file of solution/ (path relative to the work folder, exact content), then one `bash` whose
     command is the text of solution/solve.sh when the task has one. A file that is not UTF-8 text is written by a

@@ -7,9 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from sandbox.trees import remove_tree
+from sandbox.isolation.trees import remove_tree
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def default_work_root() -> Path:

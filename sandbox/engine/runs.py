@@ -18,15 +18,15 @@ from pathlib import Path
 
 from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
-from sandbox.diskspace import ensure_room, ran_full, used_bytes
-from sandbox.kinds import Verdict, WorkKind, as_kind
-from sandbox.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
-from sandbox.runspec import Attempt, RunSpec, open_agent, plan, server_slots_of, session_slot, write_manifest
-from sandbox.server_probe import wait_for_server
-from sandbox.stops import DiskFull, RunStopped, ServerDown
-from sandbox.trees import remove_tree
-from sandbox.validation import PrepareError
-from sandbox.workdirs import check_outside_repo, default_work_root
+from sandbox.engine.kinds import Verdict, WorkKind, as_kind
+from sandbox.engine.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
+from sandbox.engine.spec import Attempt, RunSpec, open_agent, plan, server_slots_of, session_slot, write_manifest
+from sandbox.engine.stops import DiskFull, RunStopped, ServerDown
+from sandbox.isolation.diskspace import ensure_room, ran_full, used_bytes
+from sandbox.isolation.trees import remove_tree
+from sandbox.isolation.workdirs import check_outside_repo, default_work_root
+from sandbox.servers.probe import wait_for_server
+from sandbox.tasks.validation import PrepareError
 from task_defs.models import Suite
 from task_defs.vocabulary import PENDING
 

@@ -15,9 +15,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox.grading import missing_requirements
-from sandbox.isolation import IsolationConfig
-from sandbox.validation import Validation, apply_reference, prepare_workdir, validate_tasks
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.tasks.grading import missing_requirements
+from sandbox.tasks.validation import Validation, apply_reference, prepare_workdir, validate_tasks
 from task_defs.errors import TaskFileError
 from task_defs.loader import IGNORED, load_task
 from task_defs.models import Task

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from sandbox import seccomp
+from sandbox.isolation import seccomp
 
 Isolation = Literal["bwrap", "none"]
 NOBODY = 65534
@@ -40,7 +40,7 @@ class IsolationConfig:
     drop_uid: bool = True  # False keeps root (without capabilities) inside bwrap: for peers sharing root-owned sockets
     extra_ro_binds: tuple[str, ...] = field(default_factory=tuple)  # read-only at the same path, e.g. a Python runtime
     path_prefix: tuple[str, ...] = field(default_factory=tuple)  # folders put before the system PATH in the session
-    seccomp: bool = True  # no process in the sandbox may trace another or touch its memory (sandbox/seccomp.py)
+    seccomp: bool = True  # no process in the sandbox may trace another or touch its memory (seccomp.py)
 
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":

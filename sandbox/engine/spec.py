@@ -1,5 +1,5 @@
 """What a run is: its settings (RunSpec), its attempts in seed-major order, its manifest, and what its agent
-sessions share (the agent with its proxy, the server's slots). sandbox/runs.py executes it."""
+sessions share (the agent with its proxy, the server's slots). sandbox/engine/runs.py executes it."""
 
 from __future__ import annotations
 
@@ -10,19 +10,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox import uids
 from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, write_pi_config
 from sandbox.agents.record import EventLog
-from sandbox.conditions import Condition
-from sandbox.diskspace import RESERVE_BYTES
-from sandbox.isolation import IsolationConfig
-from sandbox.kinds import WorkKind
-from sandbox.limits import AGENT_LIMITS, Limits
-from sandbox.records import environment_versions, gpus, write_json_atomic
-from sandbox.server_probe import describe_server
-from sandbox.serverproxy import ServerProxy
-from sandbox.slots import ServerSlots, slot_capacity
+from sandbox.agents.serverproxy import ServerProxy
+from sandbox.engine.conditions import Condition
+from sandbox.engine.kinds import WorkKind
+from sandbox.engine.records import environment_versions, gpus, write_json_atomic
+from sandbox.engine.slots import ServerSlots, slot_capacity
+from sandbox.isolation import uids
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.diskspace import RESERVE_BYTES
+from sandbox.isolation.limits import AGENT_LIMITS, Limits
+from sandbox.servers.probe import describe_server
 
 
 @dataclass
@@ -42,19 +42,19 @@ class RunSpec:
     work_root: Path | None = None
     pi_path: str | None = None
     keep_work: bool = False
-    # Record the agent's final files now and grade them later (sandbox/regrade.py): kernel runs grade where and
+    # Record the agent's final files now and grade them later (sandbox/engine/regrade.py): kernel runs grade where and
     # when the GPU is free, never while the model server waits.
     defer_grading: bool = False
     api_key: str | None = field(default=None, repr=False)  # never written anywhere
     limits: Limits = AGENT_LIMITS
     isolation: IsolationConfig = field(default_factory=IsolationConfig)
     server_wait_s: float = 120.0
-    # Sessions at once against this server across every run on the machine (sandbox/slots.py). None: what the
+    # Sessions at once against this server across every run on the machine (sandbox/engine/slots.py). None: what the
     # server reports (llama.cpp's /props total_slots), else no limit beyond `workers`; 0: no limit.
     server_slots: int | None = None
     slots_root: Path | None = None
     # Free space an attempt needs to start, on the work and runs disks; None: the session's disk budget plus a
-    # reserve (sandbox/diskspace.py), so that one session alone cannot fill the disk.
+    # reserve (sandbox/isolation/diskspace.py), so that one session alone cannot fill the disk.
     min_free_bytes: int | None = None
     # The run stops (nothing more is started, finished attempts are kept) once the server has not answered for this
     # long, instead of waiting server_wait_s for every remaining attempt and recording each as infra.
@@ -74,7 +74,7 @@ class RunSpec:
             "timeout_s": self.timeout_s,
             "keep_work": self.keep_work, "defer_grading": self.defer_grading, "api_key_set": bool(self.api_key),
             "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
-            # each session runs as its own uid of this range (sandbox/uids.py)
+            # each session runs as its own uid of this range (sandbox/isolation/uids.py)
             "sandbox_uid": f"{uids.pool().uids[0]}-{uids.pool().uids[-1]}" if self.isolation.drops_uid else None,
         }
 

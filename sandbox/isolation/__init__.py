@@ -1,0 +1,2 @@
+"""Isolation: the bubblewrap sandbox, its seccomp filter and uids, sessions and their watchdogs, limits,
+bounded tree walks."""
