@@ -138,3 +138,23 @@ def listener():
     lst = LoopbackListener()
     yield lst
     lst.close()
+
+
+@pytest.fixture
+def suite_dir(tmp_path) -> Path:
+    """A copy of two tasks of the suite (fizz and counterrors), so a test can change a hidden test."""
+    from task_defs.loader import suite_root
+
+    root = tmp_path / "suite"
+    for t in ("fizz", "counterrors"):
+        shutil.copytree(suite_root() / t, root / t)
+    return root
+
+
+@pytest.fixture
+def server():
+    """The scripted oracle server, on a free port of 127.0.0.1."""
+    from sandbox.servers.scripted import ScriptedServer
+
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        yield srv

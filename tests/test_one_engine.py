@@ -2,12 +2,10 @@
 a changed suite never blocks a new cell, and a model on two endpoints is two benchmarked rows."""
 
 import json
-import shutil
 import textwrap
 from pathlib import Path
 
 import dagster as dg
-import pytest
 
 from assets.runs import agent_runs, gradings
 from assets.suites import task_suites
@@ -21,28 +19,12 @@ from kbench_dagster.reporting.loaders import load_results
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer
-from task_defs.loader import suite_root
 
-TASKS = ["fizz", "counterrors"]
 # What may differ between two runs of the same cell: ids, places and clocks.
 VOLATILE = {"partition_key", "run_id", "record_path", "started_at", "finished_at", "graded_at", "created",
             "duration_s", "wall_s", "test_duration_s", "bytes"}
 TABLES = {"attempts": "condition, task, seed", "gradings": "condition, task, seed", "runs": "condition, seed",
           "events_summary": "condition, task, seed"}
-
-
-@pytest.fixture
-def suite_dir(tmp_path):
-    root = tmp_path / "suite"
-    for t in TASKS:
-        shutil.copytree(suite_root() / t, root / t)
-    return root
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer(persona="oracle", port=0) as srv:
-        yield srv
 
 
 def resources(tmp_path, suite_dir, urls: dict[str, str], db="dagster.duckdb"):

@@ -1,7 +1,6 @@
 """The Dagster pipeline in-process: partitions against the scripted server, rows in DuckDB, the sensor, regrading."""
 
 import json
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -29,24 +28,6 @@ from kbench_dagster.sensors import new_model_release_sensor
 from kbench_dagster.store import ResultsStore
 from kbench_dagster.views import PASS_AT_1
 from sandbox.servers.scripted import ScriptedServer
-from task_defs.loader import suite_root
-
-TASKS = ["fizz", "counterrors"]
-
-
-@pytest.fixture
-def suite_dir(tmp_path):
-    """A two-task copy of the suite, so a test can change a hidden test."""
-    root = tmp_path / "suite"
-    for t in TASKS:
-        shutil.copytree(suite_root() / t, root / t)
-    return root
-
-
-@pytest.fixture
-def server():
-    with ScriptedServer(persona="oracle", port=0) as srv:
-        yield srv
 
 
 def resources(tmp_path, suite_dir, srv):
