@@ -99,7 +99,10 @@ def select_units(kind: WorkKind, wanted: str | None) -> list:
         return select(kind.suite, wanted)
     ids = [w.strip() for w in (wanted or "").split(",") if w.strip()]
     for i in ids:
-        kind.get(i)  # a clear error naming the known ids
+        try:
+            kind.get(i)
+        except KeyError as exc:  # its message names the known ids; the CLI shows ValueErrors as plain errors
+            raise ValueError(f"--tasks: {exc.args[0]}") from None
     return [u for u in kind.units if not ids or u.id in ids]
 
 
@@ -189,7 +192,10 @@ class RegradeOutcome:
 
 def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
     """The kind a stored run was made of: its manifest says kernels, else it is the given agent-task suite."""
-    manifest = json.loads((Path(runs_root) / check_run_id(run_id) / "manifest.json").read_text())
+    path = Path(runs_root) / check_run_id(run_id) / "manifest.json"
+    if not path.exists():
+        raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
+    manifest = json.loads(path.read_text())
     return kind_of(KERNELS if manifest["suite"]["name"] == KERNELS else suite)
 
 
