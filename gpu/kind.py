@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gpu.grader import grade
-from gpu.loader import agent_files, load_kernel_suite, render_prompt
+from gpu.loader import agent_files, load_kernel_suite, private_reference, render_prompt
 from gpu.models import KernelTask
 from sandbox.engine.kinds import Verdict
 from sandbox.isolation.bwrap import IsolationConfig, python_runtime_dirs
@@ -39,8 +39,6 @@ def with_python_runtime(cfg: IsolationConfig) -> IsolationConfig:
 
 def fingerprint(tasks: list[KernelTask]) -> str:
     """Over every file of every task, the agent's and the grader's private reference alike."""
-    from gpu.loader import private_reference
-
     h = hashlib.sha256()
     for t in tasks:
         files = [f for f in t.folder.rglob("*") if f.is_file() and "__pycache__" not in f.parts]

@@ -91,10 +91,15 @@ def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, ke
     return counts
 
 
+def cells_of(run_dir: Path) -> list[tuple[str, int]]:
+    """(condition, seed) of every cell with a finished attempt."""
+    return sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
+
+
 def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, int]:
     """Write every cell of a run into the store (each cell delete-then-insert) and its manifest."""
     run_dir = Path(runs_root) / run_id
-    cells = sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
+    cells = cells_of(run_dir)
     totals: Counter = Counter()
     for condition, seed in cells:
         totals.update(store_cell(store, run_dir, condition, seed, write_key(run_id, cell_of(condition, seed))))

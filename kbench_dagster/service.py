@@ -16,11 +16,11 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kbench_dagster.ingest import ALL_TABLES, KERNELS, cell_of, ingest_run, store_cell, write_key
+from kbench_dagster.ingest import ALL_TABLES, KERNELS, cell_of, cells_of, ingest_run, store_cell, write_key
 from kbench_dagster.store import ResultsStore
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
-from sandbox.engine.records import check_run_id, finished_results
+from sandbox.engine.records import check_run_id
 from sandbox.engine.regrade import RegradeSummary, regrade_run
 from sandbox.engine.runs import Runner
 from sandbox.engine.spec import RunSpec, plan
@@ -177,10 +177,6 @@ def store_run_cell(spec: RunSpec, store: ResultsStore, key: str) -> dict[str, in
     """A one-cell run into the store under `key` (every table and the manifest)."""
     cond, seed = spec.conds[0].name, plan(spec)[0].seed
     return store_cell(store, Path(spec.runs_root) / spec.run_id, cond, seed, key)
-
-
-def cells_of(run_dir: Path) -> list[tuple[str, int]]:
-    return sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
 
 
 @dataclass

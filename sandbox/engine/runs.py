@@ -1,4 +1,5 @@
-"""`kbench run`: every task x condition x seed through an agent in a fresh sandboxed folder, graded, recorded.
+"""`kbench run`: every task x condition x seed through an agent in a fresh sandboxed folder, graded (or, with
+defer_grading, left for regrade to grade), recorded.
 
 The same code serves the CLI and the Dagster assets. Records are written to a `.partial` folder and renamed
 into place last, so a killed harness never leaves a result that looks finished: the same command again
