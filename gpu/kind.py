@@ -51,6 +51,7 @@ class KernelTasks:
     """The GPU kernel tasks; graded on CUDA where there is a device, else on the CPU path (small shapes)."""
 
     name = NAME
+    runs_agent = True
 
     def __init__(self, tasks: list[KernelTask] | None = None, device: str | None = None):
         self._tasks = tasks or load_kernel_suite()

@@ -55,9 +55,7 @@ class BuiltinAgent:
             return self._client
 
     def _request(self, client, messages, cond: Condition, deadline: float) -> dict:
-        extra = {"chat_template_kwargs": {"enable_thinking": cond.thinking != "off"}}
-        if cond.thinking != "off":
-            extra["thinking_budget_tokens"] = cond.thinking_budget
+        extra = cond.request_extra()
         left = deadline - time.monotonic()
         try:
             stream = client.chat.completions.create(

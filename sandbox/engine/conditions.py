@@ -22,6 +22,13 @@ class Condition:
     def thinking_budget(self) -> int:
         return THINKING_BUDGET[self.thinking]
 
+    def request_extra(self) -> dict:
+        """The request fields (beyond max_tokens) that carry this condition's thinking to an OpenAI-style server."""
+        extra: dict = {"chat_template_kwargs": {"enable_thinking": self.thinking != "off"}}
+        if self.thinking != "off":
+            extra["thinking_budget_tokens"] = self.thinking_budget
+        return extra
+
 
 CONDITIONS = {
     "base": Condition("base", 2048, "off"),

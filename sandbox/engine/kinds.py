@@ -4,19 +4,27 @@ The Runner (sandbox/engine/runs.py) does everything kinds share: planning, resum
 server slots, disk rules, `.partial` records and the manifest. A kind says how a unit's folder is laid, what the
 agent is told, which sandbox its sessions get and how what it left is graded into one Verdict. Agent tasks are
 the first kind; kernel tasks (gpu/kind.py) the second. A new kind is a module implementing WorkKind, never a loop.
+
+An attempt is executed one of two ways, chosen by the kind's `runs_agent`: the run's agent (pi or builtin) in one
+sandboxed session per prompt, or, for chat-only kinds (text jobs, tool-use trials, capability items), the kind's
+own `execute`, which asks the server through a ChatSession (sandbox/engine/chat.py) and leaves the replies in the
+attempt's folder. Either way `grade` reads that folder, so recording, resume and regrading are the same.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.session import SessionResult
 from sandbox.tasks.grading import grade, missing_requirements
 from sandbox.tasks.validation import prepare_workdir
 from task_defs.models import Suite, Task
+
+if TYPE_CHECKING:
+    from sandbox.engine.chat import ChatSession
 
 
 @dataclass
@@ -33,6 +41,7 @@ class Verdict:
 class WorkKind(Protocol):
     name: str  # also the suite name in manifests
     fingerprint: str  # changes whenever anything that decides a verdict changes
+    runs_agent: bool  # True: prompts() go to the run's agent; False: execute() asks the server itself
 
     @property
     def units(self) -> list: ...
@@ -56,12 +65,18 @@ class WorkKind(Protocol):
 
     def timeout_s(self, unit, run_timeout_s: float) -> float: ...
 
+    def execute(self, unit, workdir: Path, chat: ChatSession) -> None:
+        """Chat-only kinds: ask what the unit needs and write the replies into workdir (the record keeps them and
+        grade reads them). ChatInfra and ChatTimeout pass through to the Runner. Kinds that run the agent need none."""
+
     def grade(self, unit, workdir: Path, output_path: Path, cfg: IsolationConfig, log_path: Path | None) -> Verdict:
         """Grade what the agent left in workdir; write the evidence a reader needs to output_path."""
 
 
 class AgentTasks:
     """The suite's programming, repair, terminal and chain tasks, graded by their hidden tests."""
+
+    runs_agent = True
 
     def __init__(self, suite: Suite):
         self.suite = suite

@@ -19,9 +19,11 @@ from pathlib import Path
 
 from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
+from sandbox.engine.chat import ChatInfra, ChatTimeout
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
 from sandbox.engine.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
-from sandbox.engine.spec import Attempt, RunSpec, open_agent, plan, server_slots_of, session_slot, write_manifest
+from sandbox.engine.slots import session_slot
+from sandbox.engine.spec import Attempt, RunSpec, check_agent, open_agent, plan, server_slots_of, write_manifest
 from sandbox.engine.stops import DiskFull, RunStopped, ServerDown
 from sandbox.isolation.diskspace import ensure_room, ran_full, used_bytes
 from sandbox.isolation.trees import remove_tree
@@ -84,6 +86,7 @@ class Runner:
         self._down_since: float | None = None  # when the server was last seen answering, if it stopped since
 
     def run(self) -> dict:
+        check_agent(self.spec, self.kind)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir.chmod(0o755)
@@ -299,6 +302,9 @@ class Runner:
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
         if self.spec.defer_grading:  # graded later from the record (regrade), e.g. where the GPU is free
             g = Verdict(PENDING, "not graded yet: the run was started with grading deferred", 0.0)
+        elif not self.kind.runs_agent and stats.stop_reason == "timeout":
+            # a chat attempt cut off by its time has replies missing: a safety stop, never a wrong answer
+            g = Verdict("timeout", "the attempt's time ran out before the server's replies were in", 0.0)
         else:
             g = self.kind.grade(a.task, workdir, partial / "tests.txt", self.spec.isolation, self.log_path)
         # the hidden test itself, and what starting and ending its sandbox cost around it
@@ -332,18 +338,13 @@ class Runner:
         stages["setup_s"] = round(time.monotonic() - t, 3)
         stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
         limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s))
+        if not self.kind.runs_agent:
+            return self._chat(a, workdir, limits.timeout_s, events, stages)
         isolation = self.kind.session_isolation(self.spec.isolation)
         for i, prompt in enumerate(self.kind.prompts(a.task)):
-            t = time.monotonic()
-            up = wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s)
-            stages["server_wait_s"] = round(stages["server_wait_s"] + time.monotonic() - t, 3)
-            if not up:
-                with self._lock:  # it was down for the whole wait, at least
-                    if self._down_since is None:
-                        self._down_since = time.monotonic() - self.spec.server_wait_s
-                return total, f"server at {self.spec.url} did not answer /health or /v1/models"
-            with self._lock:
-                self._down_since = None
+            down = self._wait_for_server(stages)
+            if down:
+                return total, down
             events.session = i
             t = time.monotonic()
             with session_slot(self.slots, events):
@@ -357,6 +358,38 @@ class Runner:
             if stats.stop_reason == "timeout":
                 break
         return total, None
+
+    def _wait_for_server(self, stages: dict) -> str | None:
+        """None once the server answers; else the infra error of an attempt that could not start."""
+        t = time.monotonic()
+        up = wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s)
+        stages["server_wait_s"] = round(stages["server_wait_s"] + time.monotonic() - t, 3)
+        with self._lock:
+            if up:
+                self._down_since = None
+            elif self._down_since is None:  # it was down for the whole wait, at least
+                self._down_since = time.monotonic() - self.spec.server_wait_s
+        return None if up else f"server at {self.spec.url} did not answer /health or /v1/models"
+
+    def _chat(self, a: Attempt, workdir: Path, timeout_s: float, events: EventLog,
+              stages: dict) -> tuple[SessionStats, str | None]:
+        """A chat-only kind's attempt: its execute() asks the server through a ChatSession, replies into workdir."""
+        down = self._wait_for_server(stages)
+        if down:
+            return SessionStats(), down
+        chat = self.agent.session(a.cond, timeout_s, events, self.slots)
+        t = time.monotonic()
+        try:
+            self.kind.execute(a.task, workdir, chat)
+            chat.stats.stop_reason = "stop"
+        except ChatTimeout:
+            chat.stats.stop_reason = "timeout"
+        except ChatInfra as exc:
+            chat.stats.stop_reason, chat.stats.infra_error = "error", str(exc)
+        chat.stats.duration_s = time.monotonic() - t
+        stages["slot_wait_s"] = round(chat.slot_wait_s, 3)
+        stages["agent_s"] = round(chat.stats.duration_s - chat.slot_wait_s, 3)
+        return chat.stats, chat.stats.infra_error
 
     @staticmethod
     def _counts(s: SessionStats) -> dict:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from sandbox.agents.record import EventLog
 from sandbox.servers.probe import reported_slots
 
 POLL_S = 0.05
@@ -99,3 +100,15 @@ class ServerSlots:
             finally:
                 os.close(fd)
         return held
+
+
+@contextlib.contextmanager
+def session_slot(slots: ServerSlots | None, events: EventLog):
+    """Hold one of the server's slots for an agent session; a long wait is written to the session's events."""
+    if slots is None:
+        yield
+        return
+    with slots.lease() as (slot, waited):
+        if waited >= 1.0:
+            events.write({"type": "slot_wait", "slot": slot, "seconds": round(waited, 2)})
+        yield

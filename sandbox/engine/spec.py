@@ -12,8 +12,8 @@ from typing import Any
 
 from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, write_pi_config
-from sandbox.agents.record import EventLog
 from sandbox.agents.serverproxy import ServerProxy
+from sandbox.engine.chat import ChatClient
 from sandbox.engine.conditions import Condition
 from sandbox.engine.kinds import WorkKind
 from sandbox.engine.records import environment_versions, gpus, write_json_atomic
@@ -36,7 +36,7 @@ class RunSpec:
     seed_list: list[int] | None = None  # exactly these seeds instead of 1..seeds (a Dagster cell is one seed)
     workers: int = 1
     timeout_s: float = 600.0
-    agent: str = "pi"  # pi | builtin
+    agent: str = "pi"  # pi | builtin | api (chat-only kinds: the harness asks the server, no agent)
     tool_format: str = "auto"  # builtin only: native | text | auto
     runs_root: Path = Path("runs")
     work_root: Path | None = None
@@ -134,22 +134,29 @@ def server_slots_of(spec: RunSpec) -> ServerSlots | None:
     return ServerSlots(spec.url, n, spec.slots_root) if n else None
 
 
-@contextlib.contextmanager
-def session_slot(slots: ServerSlots | None, events: EventLog):
-    """Hold one of the server's slots for an agent session; a long wait is written to the session's events."""
-    if slots is None:
-        yield
-        return
-    with slots.lease() as (slot, waited):
-        if waited >= 1.0:
-            events.write({"type": "slot_wait", "slot": slot, "seconds": round(waited, 2)})
-        yield
+API_AGENT = "api"  # the agent name of runs whose kind asks the server itself (sandbox/engine/chat.py)
+
+
+def check_agent(spec: RunSpec, kind: WorkKind) -> None:
+    """A chat-only kind runs with agent `api` and an agent kind never does: the manifest and the store say which."""
+    if kind.runs_agent and spec.agent == API_AGENT:
+        raise ValueError(f"{kind.name} is done by an agent: choose --agent pi or builtin, not {API_AGENT!r}")
+    if not kind.runs_agent and spec.agent != API_AGENT:
+        raise ValueError(f"{kind.name} asks the server directly, without an agent: its runs use agent "
+                         f"{API_AGENT!r}, not {spec.agent!r}")
 
 
 @contextlib.contextmanager
 def open_agent(spec: RunSpec, run_dir: Path):
-    """The agent a run uses, with what it needs while it lives (pi: the proxy to the server, its config)."""
-    if spec.agent == "builtin":
+    """The agent a run uses, with what it needs while it lives (pi: the proxy to the server, its config; api: the
+    client chat-only kinds ask through)."""
+    if spec.agent == API_AGENT:
+        client = ChatClient(spec.url, spec.model, spec.api_key)
+        try:
+            yield client
+        finally:
+            client.close()
+    elif spec.agent == "builtin":
         yield BuiltinAgent(spec.url, spec.model, api_key=spec.api_key or "none", tool_format=spec.tool_format)  # type: ignore[arg-type]
     elif spec.agent == "pi":
         modules = node_modules_of(spec.pi_path)
@@ -158,4 +165,4 @@ def open_agent(spec: RunSpec, run_dir: Path):
         with ServerProxy(spec.url, spec.api_key) as proxy:
             yield PiAgent(proxy, spec.model, agent_dir, modules)
     else:
-        raise ValueError(f"--agent must be pi or builtin, not {spec.agent!r}")
+        raise ValueError(f"--agent must be pi, builtin or {API_AGENT}, not {spec.agent!r}")

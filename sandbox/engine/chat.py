@@ -1,0 +1,127 @@
+"""Chat-only work: kinds whose attempt is one request, or a short conversation, sent by the harness itself.
+
+Text jobs, tool-use trials and capability items need no agent and no sandboxed session: the model's reply is data
+that the kind's scorer reads, never code that runs. Such a kind implements `execute(unit, workdir, chat)` (see
+sandbox/engine/kinds.py) and asks through the ChatSession the Runner hands it. The session does what an agent
+session does for the Runner: holds one of the server's slots per request, writes every request and reply to the
+attempt's events, counts turns and tokens, keeps to the attempt's time, and tells server trouble (ChatInfra: the
+attempt is requeued, never scored) from the model's own failings (a refused request is recorded and returned).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import openai
+
+from sandbox.agents.builtin import INFRA_ERRORS
+from sandbox.agents.record import EventLog, SessionStats
+from sandbox.engine.conditions import Condition
+from sandbox.engine.slots import ServerSlots, session_slot
+
+
+class ChatInfra(Exception):
+    """The server could not be reached or its reply could not be read: the attempt goes back in the queue."""
+
+
+class ChatTimeout(Exception):
+    """The attempt's time ran out before the replies it needed were in: outcome timeout, never a wrong answer."""
+
+
+@dataclass
+class ChatReply:
+    content: str
+    tool_calls: list[dict] = field(default_factory=list)  # {"id", "name", "arguments": the JSON text as sent}
+    finish: str = "stop"  # stop | length | tool_calls | refused (the server answered 4xx: `error` says why)
+    reasoning: str = ""
+    error: str | None = None
+
+
+class ChatClient:
+    """One OpenAI client for every attempt of a run; opens a ChatSession per attempt."""
+
+    def __init__(self, url: str, model: str, api_key: str | None):
+        self.model = model
+        self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=0)
+
+    def session(self, cond: Condition, timeout_s: float, events: EventLog, slots: ServerSlots | None) -> ChatSession:
+        return ChatSession(self, cond, time.monotonic() + timeout_s, events, slots)
+
+    def create(self, params: dict, timeout_s: float):
+        return self._client.chat.completions.create(**params, timeout=timeout_s)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class ChatSession:
+    """What a chat-only kind's execute() asks through, for one attempt."""
+
+    def __init__(self, client: ChatClient, cond: Condition, deadline: float, events: EventLog,
+                 slots: ServerSlots | None):
+        self._client, self.cond, self.deadline, self.events, self._slots = client, cond, deadline, events, slots
+        self.stats = SessionStats()
+        self.slot_wait_s = 0.0
+
+    def ask(self, messages: list[dict], *, tools: list[dict] | None = None, max_tokens: int | None = None,
+            temperature: float | None = None) -> ChatReply:
+        """One chat completion. max_tokens defaults to the condition's cap; raises ChatInfra or ChatTimeout."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise ChatTimeout("the attempt's time ran out before this request")
+        self.events.write({"type": "request", "messages": messages, "tools": [t["function"]["name"] for t in tools]
+                           if tools else None})
+        params: dict = {"model": self._client.model, "messages": messages,
+                        "max_tokens": max_tokens or self.cond.max_tokens, "extra_body": self.cond.request_extra()}
+        if tools:
+            params["tools"] = tools
+        if temperature is not None:
+            params["temperature"] = temperature
+        t = time.monotonic()
+        with session_slot(self._slots, self.events):
+            self.slot_wait_s += time.monotonic() - t
+            try:  # the time left is counted after the wait for a slot: that wait is the attempt's time too
+                done = self._client.create(params, timeout_s=max(self.deadline - time.monotonic(), 0.5))
+            except openai.APITimeoutError as exc:
+                if time.monotonic() >= self.deadline - 0.5:
+                    self.events.write({"type": "timeout", "message": "the attempt's time ran out during a request"})
+                    raise ChatTimeout("the attempt's time ran out during a request") from exc
+                raise self._infra(exc) from exc
+            except INFRA_ERRORS + (openai.APIResponseValidationError, ValueError) as exc:  # ValueError: bad JSON
+                raise self._infra(exc) from exc
+            except openai.APIStatusError as exc:  # the server refused this request (4xx): the model's record
+                error = f"HTTP {exc.status_code}: {exc.message}"[:500]
+                self.stats.server_error = self.stats.server_error or error
+                self.events.write({"type": "error", "infra": False, "message": error})
+                return ChatReply("", finish="refused", error=error)
+        return self._reply(done)
+
+    def _infra(self, exc: Exception) -> ChatInfra:
+        message = f"{type(exc).__name__}: {exc}"[:500]
+        self.events.write({"type": "error", "infra": True, "message": message})
+        return ChatInfra(message)
+
+    def _reply(self, done) -> ChatReply:
+        try:
+            choice = done.choices[0]
+            msg = choice.message
+            calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+                     for c in (msg.tool_calls or [])]
+            reply = ChatReply(msg.content or "", calls, choice.finish_reason or "stop",
+                              getattr(msg, "reasoning_content", None) or "")
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise self._infra(ValueError(f"malformed reply from the server: {exc}")) from exc
+        s = self.stats
+        s.turns += 1
+        s.native_calls += len(calls)
+        s.cutoffs += reply.finish == "length"
+        if done.usage is not None:
+            s.input_tokens += done.usage.prompt_tokens or 0
+            s.output_tokens += done.usage.completion_tokens or 0
+        s.final_message = reply.content
+        self.events.write({"type": "reply", "content": reply.content, "reasoning": reply.reasoning or None,
+                           "tool_calls": calls or None, "finish": reply.finish,
+                           "usage": json.loads(done.usage.model_dump_json()) if done.usage is not None else None})
+        return reply

@@ -1,0 +1,166 @@
+"""A chat-only kind of work goes through the one run loop: a module implementing WorkKind with execute(), no loop of
+its own. The kind here is the smallest possible one (sums asked as questions); the text jobs, tool-use trials and
+capability items are built the same way."""
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sandbox.engine.chat import ChatSession
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.kinds import Verdict
+from sandbox.engine.records import read_result
+from sandbox.engine.regrade import regrade_run
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import API_AGENT, RunSpec
+from sandbox.servers.scripted import ScriptedServer
+from sandbox.servers.scripted.personas import Conversation, Reply
+from task_defs import load_suite
+
+
+@dataclass(frozen=True)
+class Sum:
+    id: str
+    a: int
+    b: int
+
+
+class Sums:
+    """Each unit is one question; the reply is kept in reply.txt and graded by exact number."""
+
+    name = "sums"
+    runs_agent = False
+
+    def __init__(self, units: list[Sum], key_offset: int = 0):
+        self._units = units
+        self.key_offset = key_offset  # a changed answer key: the fingerprint moves and old verdicts are stale
+        self.fingerprint = hashlib.sha256(repr((units, key_offset)).encode()).hexdigest()
+
+    @property
+    def units(self) -> list[Sum]:
+        return list(self._units)
+
+    def get(self, unit_id: str) -> Sum:
+        return next(u for u in self._units if u.id == unit_id)
+
+    def unit_fields(self, unit: Sum) -> dict:
+        return {"category": "arithmetic", "tier": "easy"}
+
+    def missing(self, unit: Sum) -> list[str]:
+        return []
+
+    def prepare(self, unit: Sum, workdir: Path, cfg) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+
+    def prompts(self, unit: Sum) -> list[str]:
+        return [f"What is {unit.a} + {unit.b}? Answer with the number only."]
+
+    def session_isolation(self, cfg):
+        return cfg
+
+    def timeout_s(self, unit: Sum, run_timeout_s: float) -> float:
+        return run_timeout_s
+
+    def execute(self, unit: Sum, workdir: Path, chat: ChatSession) -> None:
+        reply = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}], max_tokens=16)
+        (workdir / "reply.txt").write_text(reply.content)
+
+    def grade(self, unit: Sum, workdir: Path, output_path: Path, cfg, log_path) -> Verdict:
+        path = workdir / "reply.txt"
+        if not path.exists():
+            return Verdict("nofile", "no reply was kept", 0.0)
+        got = path.read_text().strip()
+        want = str(unit.a + unit.b + self.key_offset)
+        output_path.write_text(f"expected {want}, got {got!r}\n")
+        return Verdict("pass" if got == want else "wrong", f"expected {want}, got {got!r}", 0.0)
+
+
+class Adder:
+    """Answers the sum asked in the first user message; gets the ones listed in `wrong` off by one."""
+
+    name = "adder"
+
+    def __init__(self, wrong: tuple[int, ...] = ()):
+        self.wrong = wrong
+
+    def respond(self, conv: Conversation) -> Reply:
+        a, b = map(int, re.findall(r"-?\d+", conv.first_user_text)[:2])
+        return Reply(str(a + b + (a in self.wrong)))
+
+
+UNITS = [Sum(f"q{i}", i, 10 * i) for i in range(1, 5)]
+
+
+def spec_for(url, tmp_path, units=UNITS, **kw):
+    base = dict(run_id="sums-run", model="scripted-adder", conds=select_conditions("base"), tasks=units, url=url,
+                agent=API_AGENT, runs_root=tmp_path / "runs", work_root=tmp_path / "work", workers=2,
+                timeout_s=30, server_wait_s=5)
+    return RunSpec(**{**base, **kw})
+
+
+def test_a_chat_only_kind_runs_records_and_resumes_through_the_one_loop(tmp_path):
+    results = []
+    with ScriptedServer(persona=Adder(wrong=(3,)), port=0, slots=2) as srv:
+        spec = spec_for(srv.url, tmp_path, seeds=2)
+        summary = Runner(spec, Sums(UNITS), on_result=results.append).run()
+        again = Runner(spec, Sums(UNITS)).run()
+    assert summary == {"planned": 8, "already_done": 0, "ran": 8}
+    assert again == {"planned": 8, "already_done": 8, "ran": 0}
+    outcomes = {(r["task"], r["seed"]): r["outcome"] for r in results}
+    assert outcomes == {(u.id, s): ("wrong" if u.id == "q3" else "pass") for u in UNITS for s in (1, 2)}
+    r = read_result(tmp_path / "runs" / "sums-run" / "base" / "q3" / "s1" / "result.json")
+    assert (r["kind"], r["agent"], r["category"], r["infra"], r["turns"]) == ("sums", "api", "arithmetic", False, 1)
+    assert r["detail"] == "expected 33, got '34'" and r["input_tokens"] > 0 and r["output_tokens"] > 0
+    assert {"setup_s", "server_wait_s", "slot_wait_s", "agent_s", "test_s", "record_s"} <= set(r["stages"])
+    record = tmp_path / "runs" / "sums-run" / "base" / "q3" / "s1"
+    assert (record / "workdir" / "reply.txt").read_text() == "34"
+    events = [json.loads(line) for line in (record / "events.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events] == ["request", "reply"]
+    assert events[0]["messages"][0]["content"].startswith("What is 3 + 30?")
+    manifest = json.loads((tmp_path / "runs" / "sums-run" / "manifest.json").read_text())
+    assert manifest["settings"]["agent"] == "api" and manifest["suite"]["name"] == "sums"
+    assert manifest["settings"]["server_slots"] == 2  # the server's /props: chat requests share its slots too
+
+
+def test_server_trouble_in_a_chat_attempt_is_infra_never_a_wrong_answer(tmp_path):
+    results = []
+    with ScriptedServer(persona="chaos", port=0, chaos_delay=0.0, chaos_kinds=("http_500", "reset", "bad_json")) as srv:
+        Runner(spec_for(srv.url, tmp_path, units=UNITS[:2], workers=1), Sums(UNITS[:2]),
+               on_result=results.append).run()
+    assert [r["outcome"] for r in results] == ["infra", "infra"]
+    assert all(r["infra"] and r["requeues"] == 5 and r["infra_error"] for r in results)
+    requeued = tmp_path / "runs" / "sums-run" / "base" / "q1" / "s1" / "requeued"
+    assert len(list(requeued.glob("attempt*.events.jsonl"))) == 5
+
+
+def test_a_chat_attempt_out_of_time_is_a_timeout_not_a_wrong_answer(tmp_path):
+    results = []
+    with ScriptedServer(persona=Adder(), port=0, latency=3.0) as srv:
+        Runner(spec_for(srv.url, tmp_path, units=UNITS[:1], timeout_s=0.5), Sums(UNITS[:1]),
+               on_result=results.append).run()
+    (r,) = results
+    assert (r["outcome"], r["agent_timeout"], r["infra"]) == ("timeout", True, False)
+
+
+def test_a_changed_answer_key_regrades_the_kept_replies_without_asking_again(tmp_path):
+    with ScriptedServer(persona=Adder(), port=0) as srv:
+        Runner(spec_for(srv.url, tmp_path), Sums(UNITS)).run()
+        asked = srv.chat_requests
+    changed = Sums(UNITS, key_offset=1)
+    summary = regrade_run(tmp_path / "runs" / "sums-run", changed, tmp_path / "work", spec_for("", tmp_path).isolation)
+    assert sorted(summary.regraded) == [f"base/{u.id}/s1" for u in UNITS] and asked == 4
+    for u in UNITS:
+        r = read_result(tmp_path / "runs" / "sums-run" / "base" / u.id / "s1" / "result.json")
+        assert (r["outcome"], r["suite_fingerprint"]) == ("wrong", changed.fingerprint)
+
+
+def test_the_agent_setting_must_fit_the_kind(tmp_path):
+    with pytest.raises(ValueError, match="asks the server directly"):
+        Runner(spec_for("http://127.0.0.1:9/v1", tmp_path, agent="builtin"), Sums(UNITS)).run()
+    suite = load_suite("kbench")
+    with pytest.raises(ValueError, match="done by an agent"):
+        Runner(spec_for("http://127.0.0.1:9/v1", tmp_path, tasks=suite.tasks[:1]), suite).run()
