@@ -20,10 +20,12 @@ from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
+from kbench_dagster.textjobs_cmd import add_textjobs_parser
 from sandbox.engine.spec import server_slots_of
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
 from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.scripted import PERSONAS
 from sandbox.tasks.validation import validate_tasks
 from task_defs import TaskFileError, load_suite
 from task_defs.loader import select
@@ -272,9 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("serve-scripted", help="a deterministic OpenAI-compatible server for tests and self-checks")
     s.add_argument("--persona", required=True,
-                   choices=["oracle", "null", "liar", "chaos", "hostile", "replay"],
-                   help="oracle solves each task with its reference; null only talks; liar claims success; "
-                        "chaos breaks every reply; hostile attacks the sandbox; replay plays --replay FILE")
+                   choices=list(PERSONAS),
+                   help="oracle solves each task with its reference (--suite textjobs: answers every item); null "
+                        "only talks; liar claims success; chaos breaks every reply; hostile attacks the sandbox; "
+                        "replay plays --replay FILE; noisy (--suite textjobs) misses a fixed share of the items")
     s.add_argument("--replay", help="JSONL file of replies, for --persona replay")
     s.add_argument("--port", type=int, default=8093)
     s.add_argument("--model-id")
@@ -315,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_selftest_parser(sub)  # the hostile fault suite
     add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
     add_registry_parsers(sub)  # models add|list|remove, regrade
+    add_textjobs_parser(sub)  # the text jobs through the chat API
     return p
 
 

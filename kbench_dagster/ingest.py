@@ -11,7 +11,9 @@ from sandbox.agents.record import read_events
 from sandbox.engine.records import finished_results, read_result
 
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
-ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "runs", "events_summary")
+TEXTJOBS = "textjobs"  # sandbox.chatwork.textjobs.NAME: one row per item reply in textjob_replies
+ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "runs", "events_summary")
+REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
 
 
 def cell_of(condition: str, seed: int) -> str:
@@ -47,13 +49,13 @@ def grading_row(r: dict) -> dict:
 
 
 def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None = None) -> dict[str, list[dict]]:
-    """Rows for the attempts, gradings, kernel_gradings, runs and events_summary tables from one run's records.
-    Agent tasks fill attempts and gradings; kernel tasks fill kernel_gradings (their scores have a board page of
-    their own, and a kernel's pass never mixes into the agent tasks' pass@1)."""
+    """Rows for every table from one run's records. Agent tasks fill attempts and gradings; kernel tasks fill
+    kernel_gradings and text jobs textjob_replies (each has board pages of its own, and neither mixes into the
+    agent tasks' pass@1)."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
     url = manifest.get("settings", {}).get("url")
-    attempts, gradings, kernels, events, every = [], [], [], [], []
+    attempts, gradings, kernels, texts, events, every = [], [], [], [], [], []
     for path in finished_results(run_dir):
         r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
@@ -61,6 +63,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
         every.append(r)
         if r.get("kind") == KERNELS:
             kernels.append(kernel_row(read_result(path)))
+        elif r.get("kind") == TEXTJOBS:
+            texts.append(textjob_row(read_result(path), path.parent))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
             row.update(server_url=url, record_path=str(path.parent))
@@ -77,8 +81,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
                      "infra_failures": sum(bool(a.get("infra")) for a in every),
                      "started_at": min(a["started_at"] for a in every),
                      "finished_at": max(a["finished_at"] for a in every)})
-    return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "runs": runs,
-            "events_summary": events}
+    return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "textjob_replies": texts,
+            "runs": runs, "events_summary": events}
 
 
 def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
@@ -120,3 +124,26 @@ def kernel_row(r: dict) -> dict:
             "correct": k.get("correct"), "device_kind": d.get("kind"), "device_name": d.get("name"),
             "sm_count": d.get("sm_count"), "clocks": d.get("clocks_mhz"), "driver": d.get("driver"),
             "cuda": d.get("cuda"), "torch": d.get("torch"), "triton": d.get("triton")}
+
+
+def _text(path: Path, limit: int) -> str | None:
+    if not path.is_file():
+        return None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read(limit)
+
+
+def textjob_row(r: dict, record: Path) -> dict:
+    """A textjob_replies row: the item's score with its latest grading applied, its prompt and the reply kept."""
+    t = r.get("textjob") or {}
+    job, _, item = r["task"].partition(".")
+    prompt = next((ev.get("messages") for ev in read_events(record / "events.jsonl") if ev.get("type") == "request"),
+                  None)
+    return {**{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "input_tokens",
+                                      "output_tokens", "duration_s", "infra_error", "suite_fingerprint",
+                                      "graded_at", "started_at", "finished_at")},
+            "job": job, "family": r.get("tier"), "item": item,
+            **{c: t.get(c) for c in ("parse", "score", "passed", "tp", "n_pred", "n_gold", "expected", "predicted",
+                                     "fields", "note")},
+            "prompt": prompt[-1]["content"] if prompt else None,
+            "reply": _text(record / "workdir" / "reply.txt", REPLY_CHARS)}

@@ -16,8 +16,18 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kbench_dagster.ingest import ALL_TABLES, KERNELS, cell_of, cells_of, ingest_run, store_cell, write_key
+from kbench_dagster.ingest import (
+    ALL_TABLES,
+    KERNELS,
+    TEXTJOBS,
+    cell_of,
+    cells_of,
+    ingest_run,
+    store_cell,
+    write_key,
+)
 from kbench_dagster.store import ResultsStore
+from sandbox.chatwork.textjobs import TextJobs
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.engine.records import check_run_id
@@ -31,6 +41,7 @@ from task_defs import Suite, load_suite
 from task_defs.loader import select
 
 DEFAULT_URL = "http://127.0.0.1:8093/v1"
+OWN_TABLE = {KERNELS: ("kernel_gradings",), TEXTJOBS: ("textjob_replies",)}  # where a kind's verdicts are stored
 
 
 class RunSettings(BaseModel):
@@ -41,9 +52,9 @@ class RunSettings(BaseModel):
     run_id: str
     model: str = Field(min_length=1)
     url: str = DEFAULT_URL
-    agent: Literal["pi", "builtin"] = "pi"
+    agent: Literal["pi", "builtin", "api"] = "pi"  # api: kinds that ask the server directly (text jobs)
     tool_format: Literal["native", "text", "auto"] = "auto"
-    suite: str = "kbench"  # a suite name or folder; "kernels": the GPU kernel tasks
+    suite: str = "kbench"  # a suite name or folder; "kernels": the GPU kernel tasks; "textjobs": the text jobs
     tasks: str | None = None  # ids, categories or tiers, comma-separated; None: the whole suite
     conds: str | None = None  # condition names, comma-separated; None: the default conditions
     thinking: Literal["off", "medium"] | None = None
@@ -86,11 +97,14 @@ def settings_of(**fields) -> RunSettings:
 
 
 def kind_of(suite: str) -> WorkKind:
-    """The kind of work a suite name means: the kernel tasks, or a suite of agent tasks (a name or a folder)."""
+    """The kind of work a suite name means: the kernel tasks, the text jobs, or a suite of agent tasks (a name or
+    a folder)."""
     if suite == KERNELS:
         from gpu.kind import KernelTasks  # torch is loaded only for kernel runs
 
         return KernelTasks()
+    if suite == TEXTJOBS:
+        return TextJobs()
     return AgentTasks(load_suite(suite))
 
 
@@ -187,12 +201,14 @@ class RegradeOutcome:
 
 
 def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
-    """The kind a stored run was made of: its manifest says kernels, else it is the given agent-task suite."""
+    """The kind a stored run was made of: its manifest says kernels or text jobs, else it is the given agent-task
+    suite."""
     path = Path(runs_root) / check_run_id(run_id) / "manifest.json"
     if not path.exists():
         raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
     manifest = json.loads(path.read_text())
-    return kind_of(KERNELS if manifest["suite"]["name"] == KERNELS else suite)
+    name = manifest["suite"]["name"]
+    return kind_of(name if name in (KERNELS, TEXTJOBS) else suite)
 
 
 def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: ResultsStore, cfg: IsolationConfig,
@@ -215,6 +231,6 @@ def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: Resul
         held = store.partition_of(run_id, condition, seed)
         key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
         # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt
-        tables = (("kernel_gradings",) if kind.name == KERNELS else ("gradings",)) if held else ALL_TABLES
+        tables = (OWN_TABLE.get(kind.name, ("gradings",))) if held else ALL_TABLES
         stored.update(store_cell(store, run_dir, condition, seed, key, tables=tables))
     return RegradeOutcome(run_id, summary, dict(stored))

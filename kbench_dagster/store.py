@@ -64,10 +64,17 @@ ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS correct BOOLEAN;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS suite_fingerprint VARCHAR;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS graded_at TIMESTAMP;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS infra_error VARCHAR;
+CREATE TABLE IF NOT EXISTS textjob_replies (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, job VARCHAR,
+    family VARCHAR, item VARCHAR, outcome VARCHAR, parse VARCHAR, score DOUBLE, passed BOOLEAN, tp INTEGER,
+    n_pred INTEGER, n_gold INTEGER, expected VARCHAR, predicted VARCHAR, fields JSON, note VARCHAR,
+    prompt VARCHAR, reply VARCHAR, input_tokens BIGINT, output_tokens BIGINT, duration_s DOUBLE,
+    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, started_at TIMESTAMP,
+    finished_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """
-TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings")
+TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies")
 
 
 class StoreBusy(RuntimeError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 ToolFormat = Literal["native", "text"]
-PERSONAS = ("oracle", "null", "liar", "chaos", "hostile", "replay")
+PERSONAS = ("oracle", "null", "liar", "chaos", "hostile", "replay", "noisy")
 FINISH_REASONS = ("stop", "tool_calls", "length")
 
 ORACLE_DONE = "Done: the task is complete."
@@ -176,6 +176,29 @@ class OraclePersona:
         return Reply(ORACLE_DONE, note=f"{where} plan of {len(plan)} done -> final text")
 
 
+class TextJobPersona:
+    """Answers the text jobs (suite "textjobs"): oracle with the answer key; noisy with a reply that is not in the
+    asked form on a fixed share of each job's items (sandbox/chatwork/oracle.py), the key elsewhere."""
+
+    def __init__(self, name: str):
+        from sandbox.chatwork.oracle import TextJobAnswers, noisy_items  # task data only where it is used
+
+        self.name = name
+        self.answers = TextJobAnswers()
+        self.wrong = noisy_items(self.answers.kind) if name == "noisy" else set()
+
+    def respond(self, conv: Conversation) -> Reply:
+        from sandbox.chatwork.oracle import NOISY_REPLY
+
+        unit = self.answers.find(conv.first_user_text)
+        if unit is None:
+            return Reply("I cannot help with this: the request matches no text job item (scripted).",
+                         note="no item matches the prompt")
+        if unit.id in self.wrong:
+            return Reply(NOISY_REPLY, note=f"{unit.id}: the noisy share")
+        return Reply(self.answers.right(unit), note=f"{unit.id}: the answer key")
+
+
 class TextPersona:
     """Always the same text, never a tool call (null: cannot do it; liar: claims success having done nothing)."""
 
@@ -328,6 +351,10 @@ class ReplayPersona:
 def make_persona(name: str, suite="kbench", replay_path: str | Path | None = None,
                  chaos_kinds: tuple[ChaosKind, ...] = CHAOS_KINDS) -> Persona:
     """A persona by name; raises ValueError for an unknown name, ReplayFileError for a bad replay file."""
+    if suite == "textjobs" and name in ("oracle", "noisy"):
+        return TextJobPersona(name)
+    if name == "noisy":
+        raise ValueError("persona 'noisy' answers the text jobs: give suite 'textjobs'")
     if name == "oracle":
         return OraclePersona(suite)
     if name == "null":
