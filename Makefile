@@ -9,7 +9,7 @@ APT_PACKAGES := bubblewrap libseccomp2 zip unzip git libgomp1
 APT_OPTIONAL := chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages demo test test-real test-integration bench ui clean
+.PHONY: setup system-packages demo test test-real test-slow test-integration bench ui clean
 
 setup: system-packages $(STAMP) $(NODE_STAMP)
 
@@ -62,6 +62,10 @@ test-integration: setup
 
 test-real: setup
 	$(VENV)/bin/python -m pytest -q -m real_model
+
+# The long repeats of what make test proves on a subset (e.g. pi on all 65 tasks, not one per kind of plan)
+test-slow: setup
+	$(VENV)/bin/python -m pytest -q -m slow
 
 bench: setup
 	$(VENV)/bin/python bench/validate_wall.py

@@ -37,7 +37,20 @@ def run(srv_url, model, agent, tasks, tmp_path, run_id="r", **kw):
     return results, tmp_path / "runs" / run_id
 
 
-@pytest.mark.parametrize("agent", ["builtin", "pi"])
+# Every way the oracle's reference reaches a folder: plain writes in each category (Python, JavaScript, shell),
+# a script run by bash, binary files written through base64, chains of prompts, a task that needs git and zip.
+PI_SHAPES = "fizz,lru,fixjs,fixavg,hellosh,gitinit,unzipcount,tarbackup,counterrors_steps,topip_cmd"
+
+
+def test_pi_drives_every_shape_of_task(tmp_path):
+    """pi end to end on one task of each kind of reference plan; the whole suite under pi is `make test-slow`."""
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        results, _ = run(srv.url, srv.model_id, "pi", PI_SHAPES, tmp_path)
+    assert {r["task"]: r["outcome"] for r in results} == {t: "pass" for t in PI_SHAPES.split(",")}
+    assert not any(r["false_claim"] or r["tool_format_errors"] or r["infra"] for r in results)
+
+
+@pytest.mark.parametrize("agent", ["builtin", pytest.param("pi", marks=pytest.mark.slow)])
 def test_oracle_passes_every_task(agent, tmp_path):
     with ScriptedServer(persona="oracle", port=0) as srv:
         results, run_dir = run(srv.url, srv.model_id, agent, None, tmp_path)
