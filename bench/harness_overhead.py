@@ -7,9 +7,10 @@ longer says what the harness costs: it includes the agent session and any wait f
 
 The wait for a grader is a stage of its own, not a cost: even with one worker the Runner grades in a pool of one
 thread beside the next session, and the oracle's builtin sessions (~50 ms) are far shorter than the hidden tests,
-so later tasks queue for the grader. test_s is all of grade(), the judge's own sandbox start and end included
-(judge_overhead_s is only what grade() leaves untimed). pi's agent_s holds node and pi's own start:
-bench/pi_start.py splits those.
+so later tasks queue for the grader. test_s is the judge's sandboxed process from start to end; judge_overhead_s is
+what grading costs around it (the harness copy, the uid lease, scratch folders). The sandbox's own start and end sit
+inside test_s (and agent_s): the run ends with a `true` session measured the same way, so that share is seen apart.
+pi's agent_s holds node and pi's own start: bench/pi_start.py splits those.
 
     .venv/bin/python bench/harness_overhead.py [--tasks programming] [--agents builtin,pi]
 """
@@ -22,7 +23,10 @@ from pathlib import Path
 
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner, RunSpec
-from sandbox.isolation.workdirs import default_work_root
+from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.limits import TEST_LIMITS
+from sandbox.isolation.session import run_session
+from sandbox.isolation.workdirs import default_work_root, fresh_dir
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
@@ -57,6 +61,13 @@ def figures(rs: list[dict]) -> dict[str, list[float]]:
     return out
 
 
+def sandbox_start_end(n: int = 20) -> list[float]:
+    """Seconds of a sandboxed `true`, as run_session times the judge: the sandbox's start and end alone."""
+    work = fresh_dir(default_work_root() / "bench-true")
+    cfg = IsolationConfig()
+    return [run_session(["true"], work, limits=TEST_LIMITS, cfg=cfg, network=False).duration_s for _ in range(n)]
+
+
 def p90(xs: list[float]) -> float:
     return sorted(xs)[min(len(xs) - 1, int(0.9 * len(xs)))]
 
@@ -83,6 +94,9 @@ def main() -> None:
                 cost = statistics.median(fig[COST])
                 print(f"  harness cost median {cost * 1000:.1f} ms; target <= {TARGET_S * 1000:.0f} ms: "
                       f"{'OK' if cost <= TARGET_S else 'OVER TARGET'}", flush=True)
+        xs = sandbox_start_end()
+        print(f"sandbox start and end (a sandboxed `true`, {len(xs)} times; inside test_s and agent_s): median "
+              f"{statistics.median(xs) * 1000:.1f} ms, p90 {p90(xs) * 1000:.1f} ms")
 
 
 if __name__ == "__main__":

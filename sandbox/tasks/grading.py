@@ -101,4 +101,6 @@ def grade(
     finally:
         shutil.rmtree(harness, ignore_errors=True)
     outcome, detail = _parse(result, nonce)
-    return Grade(outcome, detail, time.monotonic() - start, result)
+    # the judge's sandboxed process from start to end: what lies around it (the harness copy, the uid lease, the
+    # scratch folders) is the judge's overhead, which the Runner records apart
+    return Grade(outcome, detail, result.duration_s, result)
