@@ -14,6 +14,7 @@ import duckdb
 from gpu.cli import add_kernels_parser
 from kbench_dagster import service
 from kbench_dagster.audit_cmd import add_audit_parser
+from kbench_dagster.breakdown_cmd import add_breakdown_parser
 from kbench_dagster.progress import Progress
 from kbench_dagster.registry_cmd import add_registry_parsers
 from kbench_dagster.reporting import commands, loaders, tables
@@ -319,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
     add_registry_parsers(sub)  # models add|list|remove, regrade
     add_textjobs_parser(sub)  # the text jobs through the chat API
+    add_breakdown_parser(sub)  # five jobs three ways
     return p
 
 

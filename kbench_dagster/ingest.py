@@ -12,7 +12,9 @@ from sandbox.engine.records import finished_results, read_result
 
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 TEXTJOBS = "textjobs"  # sandbox.chatwork.textjobs.NAME: one row per item reply in textjob_replies
-ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "runs", "events_summary")
+BREAKDOWN = "breakdown-"  # sandbox.chatwork.breakdown kind names: one row per item answer in breakdown_answers
+ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "breakdown_answers", "runs",
+              "events_summary")
 REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
 
 
@@ -50,12 +52,12 @@ def grading_row(r: dict) -> dict:
 
 def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None = None) -> dict[str, list[dict]]:
     """Rows for every table from one run's records. Agent tasks fill attempts and gradings; kernel tasks fill
-    kernel_gradings and text jobs textjob_replies (each has board pages of its own, and neither mixes into the
-    agent tasks' pass@1)."""
+    kernel_gradings, text jobs textjob_replies and the breakdown breakdown_answers (each has board pages of its
+    own, and none mixes into the agent tasks' pass@1)."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
     url = manifest.get("settings", {}).get("url")
-    attempts, gradings, kernels, texts, events, every = [], [], [], [], [], []
+    attempts, gradings, kernels, texts, answers, events, every = [], [], [], [], [], [], []
     for path in finished_results(run_dir):
         r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
@@ -65,6 +67,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
             kernels.append(kernel_row(read_result(path)))
         elif r.get("kind") == TEXTJOBS:
             texts.append(textjob_row(read_result(path), path.parent))
+        elif str(r.get("kind")).startswith(BREAKDOWN):
+            answers += breakdown_rows(read_result(path))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
             row.update(server_url=url, record_path=str(path.parent))
@@ -82,7 +86,7 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
                      "started_at": min(a["started_at"] for a in every),
                      "finished_at": max(a["finished_at"] for a in every)})
     return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "textjob_replies": texts,
-            "runs": runs, "events_summary": events}
+            "breakdown_answers": answers, "runs": runs, "events_summary": events}
 
 
 def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
@@ -147,3 +151,14 @@ def textjob_row(r: dict, record: Path) -> dict:
                                      "fields", "note")},
             "prompt": prompt[-1]["content"] if prompt else None,
             "reply": _text(record / "workdir" / "reply.txt", REPLY_CHARS)}
+
+
+def breakdown_rows(r: dict) -> list[dict]:
+    """One breakdown_answers row per item a unit answered (an infra attempt: one row per item it should have)."""
+    b = r.get("breakdown") or {}
+    base = {**{c: r.get(c) for c in ("run_id", "model", "agent", "condition", "seed", "outcome", "infra_error",
+                                      "suite_fingerprint", "graded_at")},
+            "way": r.get("category"), "wording": r.get("tier")}
+    job = b.get("job") or r["task"].partition(".")[0]
+    items = b.get("items") or {r["task"].partition(".")[2] or r["task"]: {"parse": None, "right": None}}
+    return [{**base, "job": job, "item": item, "parse": v["parse"], "right": v["right"]} for item, v in items.items()]

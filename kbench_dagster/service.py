@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kbench_dagster.ingest import (
     ALL_TABLES,
+    BREAKDOWN,
     KERNELS,
     TEXTJOBS,
     cell_of,
@@ -27,6 +28,7 @@ from kbench_dagster.ingest import (
     write_key,
 )
 from kbench_dagster.store import ResultsStore
+from sandbox.chatwork.breakdown import breakdown_kind
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
@@ -41,7 +43,6 @@ from task_defs import Suite, load_suite
 from task_defs.loader import select
 
 DEFAULT_URL = "http://127.0.0.1:8093/v1"
-OWN_TABLE = {KERNELS: ("kernel_gradings",), TEXTJOBS: ("textjob_replies",)}  # where a kind's verdicts are stored
 
 
 class RunSettings(BaseModel):
@@ -94,6 +95,15 @@ def settings_of(**fields) -> RunSettings:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors())
         raise ValueError(f"run settings: {problems}") from None
+
+
+def verdict_table(kind_name: str) -> str:
+    """The table that holds a kind's verdicts (what a regrade rewrites)."""
+    if kind_name == KERNELS:
+        return "kernel_gradings"
+    if kind_name == TEXTJOBS:
+        return "textjob_replies"
+    return "breakdown_answers" if kind_name.startswith(BREAKDOWN) else "gradings"
 
 
 def kind_of(suite: str) -> WorkKind:
@@ -175,16 +185,21 @@ def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result:
 
 # ---------------------------------------------------------------------------------------------- cells
 
+def kind_suffix(kind_name: str) -> str:
+    """What sets a kind's run ids and store keys apart from the agent tasks' ("" for an agent-task suite)."""
+    special = kind_name in (KERNELS, TEXTJOBS) or kind_name.startswith(BREAKDOWN)
+    return f"-{kind_name}" if special else ""
+
+
 def cell_run_id(agent: str, model_key: str, cell: str, kind: WorkKind) -> str:
     """A Dagster cell's run id: one cell, one suite version. A new cell never meets an old run's manifest, and a
     cell run again after the hidden tests changed starts afresh instead of mixing two versions."""
-    kernels = "-kernels" if kind.name == KERNELS else ""
-    return check_run_id(f"dg-{agent}-{model_key}{kernels}-{cell}-{kind.fingerprint[:8]}")
+    return check_run_id(f"dg-{agent}-{model_key}{kind_suffix(kind.name)}-{cell}-{kind.fingerprint[:8]}")
 
 
 def partition_store_key(agent: str, model_key: str, cell: str, kind_name: str = "") -> str:
     """Where a Dagster cell's rows live in the store: whichever run last filled the partition replaces them."""
-    return f"dg-{agent}-{model_key}{'-kernels' if kind_name == KERNELS else ''}/{cell}"
+    return f"dg-{agent}-{model_key}{kind_suffix(kind_name)}/{cell}"
 
 
 def store_run_cell(spec: RunSpec, store: ResultsStore, key: str) -> dict[str, int]:
@@ -208,6 +223,8 @@ def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
         raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
     manifest = json.loads(path.read_text())
     name = manifest["suite"]["name"]
+    if name.startswith(BREAKDOWN):
+        return breakdown_kind(name)
     return kind_of(name if name in (KERNELS, TEXTJOBS) else suite)
 
 
@@ -231,6 +248,6 @@ def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: Resul
         held = store.partition_of(run_id, condition, seed)
         key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
         # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt
-        tables = (OWN_TABLE.get(kind.name, ("gradings",))) if held else ALL_TABLES
+        tables = (verdict_table(kind.name),) if held else ALL_TABLES
         stored.update(store_cell(store, run_dir, condition, seed, key, tables=tables))
     return RegradeOutcome(run_id, summary, dict(stored))

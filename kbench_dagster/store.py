@@ -71,10 +71,15 @@ CREATE TABLE IF NOT EXISTS textjob_replies (
     prompt VARCHAR, reply VARCHAR, input_tokens BIGINT, output_tokens BIGINT, duration_s DOUBLE,
     infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, started_at TIMESTAMP,
     finished_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS breakdown_answers (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, way VARCHAR, wording VARCHAR,
+    condition VARCHAR, seed INTEGER, job VARCHAR, item VARCHAR, parse VARCHAR, "right" BOOLEAN, outcome VARCHAR,
+    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """
-TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies")
+TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
+          "breakdown_answers")
 
 
 class StoreBusy(RuntimeError):

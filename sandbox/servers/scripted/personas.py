@@ -199,6 +199,36 @@ class TextJobPersona:
         return Reply(self.answers.right(unit), note=f"{unit.id}: the answer key")
 
 
+class BreakdownPersona:
+    """Answers the breakdown jobs (suite "breakdown") in all three ways: oracle right everywhere, noisy wrong on a
+    fixed share of the items (sandbox/chatwork/breakdown_oracle.py)."""
+
+    def __init__(self, name: str):
+        from sandbox.chatwork.breakdown_oracle import BreakdownAnswers  # task data only where it is used
+
+        self.name = name
+        self.answers = BreakdownAnswers(noisy=name == "noisy")
+
+    def respond(self, conv: Conversation) -> Reply:
+        found = None
+        for text in [conv.first_user_text] + conv.texts("user")[1:]:
+            found = self.answers.find(text)
+            if found:
+                break
+        if found is None:
+            return Reply("I cannot help with this: the request matches no breakdown job (scripted).",
+                         note="no job matches the prompt")
+        way, job, item = found
+        if way == "item":
+            return Reply(self.answers.answer(job, item), note=f"{job.id}.{item.id}")
+        if way == "prompt":
+            return Reply(self.answers.all_answers(job), note=f"{job.id}: every item")
+        if conv.assistant_turns == 0:
+            return tool_reply(0, "write", self.answers.agent_write(self.answers.all_answers(job)),
+                              note=f"{job.id}: answers.json")
+        return Reply(ORACLE_DONE, note=f"{job.id}: done")
+
+
 class TextPersona:
     """Always the same text, never a tool call (null: cannot do it; liar: claims success having done nothing)."""
 
@@ -353,8 +383,11 @@ def make_persona(name: str, suite="kbench", replay_path: str | Path | None = Non
     """A persona by name; raises ValueError for an unknown name, ReplayFileError for a bad replay file."""
     if suite == "textjobs" and name in ("oracle", "noisy"):
         return TextJobPersona(name)
+    if suite == "breakdown" and name in ("oracle", "noisy"):
+        return BreakdownPersona(name)
     if name == "noisy":
-        raise ValueError("persona 'noisy' answers the text jobs: give suite 'textjobs'")
+        raise ValueError("persona 'noisy' answers the text jobs or the breakdown jobs: give suite 'textjobs' or "
+                         "'breakdown'")
     if name == "oracle":
         return OraclePersona(suite)
     if name == "null":

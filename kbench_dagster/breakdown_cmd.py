@@ -1,0 +1,109 @@
+"""`kbench breakdown OUT.json`: each breakdown job three ways (the agent on a file of the items, one prompt with
+every item, one question per item), through the one run loop; per job which way wins, with paired intervals.
+
+Each way is its own run (`breakdown-MODEL-WORDING-WAY`), so the same command resumes all three and a run of the
+other wording (`--prompts first`) is found for the prompt-sensitivity figures. Rows go to DuckDB
+(breakdown_answers, one per item answer); OUT.json follows schema/breakdown.schema.json.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from kbench_dagster import service
+from kbench_dagster.progress import Progress
+from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
+from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.textjobs_cmd import _model_of
+from sandbox.chatwork.breakdown import KINDS, WAYS
+from sandbox.engine.spec import API_AGENT, server_slots_of
+from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs
+
+
+def run_id_of(model: str, wording: str, way: str) -> str:
+    return f"breakdown-{re.sub(r'[^A-Za-z0-9._@-]+', '-', model)}-{wording}-{way}"
+
+
+def _jobs(only: str | None):
+    jobs = load_breakdown_jobs()
+    names = [n.strip() for n in (only or "").split(",") if n.strip()]
+    unknown = [n for n in names if n not in {j.id for j in jobs}]
+    if unknown:
+        raise ValueError(f"--only: unknown job {', '.join(unknown)}; the jobs are {', '.join(j.id for j in jobs)}")
+    return [j for j in jobs if not names or j.id in names]
+
+
+def cmd_breakdown(args) -> int:
+    if args.agent_runs < 0 or args.api_runs < 0 or args.agent_runs + args.api_runs == 0:
+        raise ValueError("--agent-runs and --api-runs are counts of repetitions (0 leaves a way out, not both)")
+    api_key = service.cli_api_key()
+    model = args.model or _model_of(args.url, api_key)
+    jobs = _jobs(args.only)
+    store = ResultsStore(args.db)
+    repeats = {"agent": args.agent_runs, "prompt": args.api_runs, "item": args.api_runs}
+    runs, other = {}, {}
+    for way in WAYS:
+        kind = KINDS[way](args.prompts, jobs)
+        run_id = run_id_of(model, args.prompts, way)
+        alt = next(w for w in WORDINGS if w != args.prompts)
+        other[way] = Path(args.runs) / run_id_of(model, alt, way)
+        if not repeats[way]:
+            continue
+        settings = service.settings_of(
+            run_id=run_id, model=model, url=args.url, agent=args.agent if way == "agent" else API_AGENT,
+            suite=kind.name, tasks=",".join(u.id for u in kind.units), conds=args.conds,
+            seeds=list(range(1, repeats[way] + 1)), workers=args.parallel, timeout_s=args.timeout,
+            runs_root=args.runs, work_root=args.work, pi_path=args.pi, server_slots=args.server_slots)
+        spec, kind = service.build_spec(settings, kind, api_key=api_key)
+        slots = server_slots_of(spec)
+        spec = replace(spec, server_slots=slots.slots if slots else 0)
+        total = len(spec.tasks) * repeats[way]
+        done_before = service.already_done(spec)
+        print(f"breakdown {way}: {len(jobs)} jobs, {len(spec.tasks)} units x {repeats[way]} runs, "
+              f"{'agent ' + args.agent if way == 'agent' else 'chat API'}, prompts {args.prompts}"
+              f"{f'; continuing, {done_before} done' if done_before else ''}", file=sys.stderr)
+        bar = Progress(total - done_before, way)
+        service.run_and_store(spec, kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"))
+        runs[way] = Path(args.runs) / run_id
+    doc = breakdown_document(model, args.url, args.prompts, runs, other, {w: repeats[w] for w in runs})
+    validate_breakdown(doc)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"{'job':10} " + " ".join(f"{w:>16}" for w in WAYS) + "  winner")
+    for job, f in doc["jobs"].items():
+        cells = []
+        for w in WAYS:
+            v = f["ways"].get(w)
+            cells.append(f"{'-':>16}" if v is None else
+                         f"{100 * v['accuracy']:5.1f}% ({100 * v['ci'][0]:.0f}-{100 * v['ci'][1]:.0f})".rjust(16))
+        print(f"{job:10} " + " ".join(cells) + f"  {f['winner']}")
+    print(f"{out} written; rows in {args.db} (breakdown_answers)", file=sys.stderr)
+    return 0
+
+
+def add_breakdown_parser(sub) -> None:
+    s = sub.add_parser("breakdown", help="five jobs of language and exact work, each three ways: an agent task, "
+                                         "one prompt, one question per item")
+    s.add_argument("out", metavar="OUT.json")
+    s.add_argument("--url", default=service.DEFAULT_URL)
+    s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
+    s.add_argument("--only", help="jobs, comma-separated (default: every job)")
+    s.add_argument("--agent-runs", type=int, default=1, help="repetitions of the agent way (0: leave it out)")
+    s.add_argument("--api-runs", type=int, default=1, help="repetitions of the two chat ways (0: leave them out)")
+    s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
+    s.add_argument("--pi", help="pi's node_modules folder or binary (default: the pinned one in the repository)")
+    s.add_argument("--prompts", choices=list(WORDINGS), default="tested",
+                   help="tested (refined wording, default) or first (the plain first wording)")
+    s.add_argument("--conds", default="base")
+    s.add_argument("--parallel", type=int, default=1, help="units at once (the server's slots still bound it)")
+    s.add_argument("--timeout", type=float, default=600.0, help="seconds per unit; past it the unit is timeout")
+    s.add_argument("--runs", default="runs")
+    s.add_argument("--work", help="work folder root (default ~/kbench-work)")
+    s.add_argument("--db", default=str(DEFAULT_DB))
+    s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
+    s.set_defaults(func=cmd_breakdown)

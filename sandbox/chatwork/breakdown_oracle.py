@@ -1,0 +1,66 @@
+"""What the scripted server knows of the breakdown jobs: every prompt of every way and wording, and its answers.
+
+oracle answers every item right; noisy answers "unknown" on a fixed share of each job's items (chosen by a hash
+of JOB.ITEM, the same share as the text jobs' noisy persona) and right elsewhere. For the agent way the reply is a
+`write` of answers.json, then a final message."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from task_defs.breakdown.jobs import WORDINGS, BreakdownJob, load_breakdown_jobs
+from task_defs.breakdown.prompts import ANSWERS_FILE, agent_prompt, batch_prompt, item_prompt
+
+NOISY_SHARE = 0.25
+_SPACE = re.compile(r"\s+")
+
+
+def _key(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def noisy_breakdown_items(jobs: list[BreakdownJob], share: float = NOISY_SHARE) -> set[str]:
+    out: set[str] = set()
+    for job in jobs:
+        ids = sorted((f"{job.id}.{it.id}" for it in job.items), key=lambda i: hashlib.sha256(i.encode()).hexdigest())
+        out.update(ids[:round(share * len(ids))])
+    return out
+
+
+class BreakdownAnswers:
+    """Prompt text -> (way, job, item or None); answers as the persona gives them."""
+
+    def __init__(self, noisy: bool = False):
+        self.jobs = load_breakdown_jobs()
+        self.wrong = noisy_breakdown_items(self.jobs) if noisy else set()
+        self._by_prompt: dict[str, tuple] = {}
+        self._agent: list[tuple[str, BreakdownJob]] = []
+        for job in self.jobs:
+            for w in WORDINGS:
+                self._by_prompt[_key(batch_prompt(job, w))] = ("prompt", job, None)
+                self._agent.append((_key(agent_prompt(job, w)), job))
+                for it in job.items:
+                    self._by_prompt[_key(item_prompt(job, it, w))] = ("item", job, it)
+
+    def answer(self, job: BreakdownJob, item) -> str:
+        return "unknown" if f"{job.id}.{item.id}" in self.wrong else item.answer
+
+    def all_answers(self, job: BreakdownJob) -> str:
+        return json.dumps({it.id: self.answer(job, it) for it in job.items})
+
+    def find(self, text: str) -> tuple | None:
+        """(way, job, item) for a chat prompt; ("agent", job, None) when an agent's conversation holds a job's
+        agent prompt (pi and the builtin agent wrap it in their own messages)."""
+        k = _key(text)
+        if k in self._by_prompt:
+            return self._by_prompt[k]
+        for prompt, job in self._agent:
+            if prompt in k:
+                return ("agent", job, None)
+        return None
+
+    @staticmethod
+    def agent_write(job_answers: str) -> dict:
+        return {"path": ANSWERS_FILE, "content": job_answers}
