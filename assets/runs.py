@@ -28,12 +28,14 @@ def registered_model(store: ResultsStore, model_key: str) -> tuple[str, str]:
 
 
 def cell_settings(model_key: str, cell: str, kind, model_id: str, endpoint, agent: AgentSettings,
-                  sandbox: SandboxSettings, tasks: str = "", defer_grading: bool = False) -> service.RunSettings:
-    """The settings of one Dagster cell, in the terms `kbench run` takes."""
+                  sandbox: SandboxSettings, tasks: str = "", defer_grading: bool = False,
+                  agent_name: str | None = None) -> service.RunSettings:
+    """The settings of one Dagster cell, in the terms `kbench run` takes (agent_name: "api" for chat kinds)."""
     cond, seed = parse_cell(cell)
+    who = agent_name or agent.agent
     return service.settings_of(
-        run_id=service.cell_run_id(agent.agent, model_key, cell, kind), model=model_id, url=endpoint.url,
-        agent=agent.agent, tool_format=agent.tool_format, suite=kind.name, tasks=tasks or None, conds=cond,
+        run_id=service.cell_run_id(who, model_key, cell, kind), model=model_id, url=endpoint.url,
+        agent=who, tool_format=agent.tool_format, suite=kind.name, tasks=tasks or None, conds=cond,
         defer_grading=defer_grading,
         seeds=[seed], workers=min(agent.workers, endpoint.slots or agent.workers), timeout_s=agent.timeout_s,
         runs_root=agent.runs_root, work_root=str(sandbox.work_path()), pi_path=agent.pi_path or None,

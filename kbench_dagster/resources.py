@@ -55,6 +55,10 @@ class AgentSettings(dg.ConfigurableResource):
     runs_root: str = "runs"
     tasks: str = ""  # ids, categories or tiers; empty = the whole suite
     kernel_tasks: str = ""  # kernel task ids, comma-separated; empty = every kernel task
+    textjobs_only: str = ""  # text jobs, comma-separated; empty = every job
+    textjobs_limit: int = 0  # the first K items of each text job; 0 = all
+    breakdown_only: str = ""  # breakdown jobs, comma-separated; empty = every job
+    breakdown_prompts: str = "tested"  # the breakdown's wording: tested or first
     pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
     keep_work: bool = False
     # the agent session's watchdog limits, as `kbench run` takes them
