@@ -1,0 +1,58 @@
+"""The text jobs and the breakdown through Dagster (in-process materialisation) store the same rows as the CLI."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from assets.language import breakdown_answers, textjob_replies
+from kbench_dagster.cli import main
+from kbench_dagster.partitions import model_key
+from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
+from kbench_dagster.store import ResultsStore
+from sandbox.servers.scripted import ScriptedServer
+
+VOLATILE = {"partition_key", "run_id", "started_at", "finished_at", "graded_at", "duration_s"}
+
+
+def _rows(db: Path, table: str, order: str) -> list[dict]:
+    cols, found = ResultsStore(db).query(f"SELECT * FROM {table} ORDER BY {order}")
+    return [{c: v for c, v in zip(cols, r) if c not in VOLATILE} for r in found]
+
+
+def _materialize(tmp_path, srv, asset, **agent):
+    res = {"endpoints": ModelEndpoints(urls={"scripted": srv.url}, slots=2),
+           "agent": AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"), workers=2, **agent),
+           "sandbox": SandboxSettings(work_root=str(tmp_path / "work")),
+           "results_db": ResultsDB(path=str(tmp_path / "dagster.duckdb"), board_dir=str(tmp_path / "board"))}
+    instance = dg.DagsterInstance.ephemeral()
+    key = model_key(srv.model_id, "scripted")
+    ResultsStore(tmp_path / "dagster.duckdb").remember_model(key, srv.model_id, "scripted")
+    instance.add_dynamic_partitions("model", [key])
+    result = dg.materialize([asset], resources=res, instance=instance,
+                            partition_key=dg.MultiPartitionKey({"model": key, "cell": "base.s1"}))
+    assert result.success
+    return tmp_path / "dagster.duckdb"
+
+
+def _cli(tmp_path, srv, *args):
+    assert main([*args, "--url", srv.url, "--model", srv.model_id, "--runs", str(tmp_path / "runs"),
+                 "--work", str(tmp_path / "work"), "--db", str(tmp_path / "cli.duckdb"), "--parallel", "2"]) == 0
+    return tmp_path / "cli.duckdb"
+
+
+def test_text_jobs_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
+    with ScriptedServer(persona="noisy", suite="textjobs", port=0) as srv:
+        dagster_db = _materialize(tmp_path, srv, textjob_replies, textjobs_limit=4)
+        cli_db = _cli(tmp_path, srv, "textjobs", str(tmp_path / "out.json"), "--limit", "4")
+    made_by_dagster = _rows(dagster_db, "textjob_replies", "job, item")
+    assert len(made_by_dagster) == 20 and made_by_dagster == _rows(cli_db, "textjob_replies", "job, item")
+    assert 0 < sum(r["passed"] for r in made_by_dagster) < 20
+
+
+def test_the_breakdown_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
+    with ScriptedServer(persona="noisy", suite="breakdown", port=0) as srv:
+        dagster_db = _materialize(tmp_path, srv, breakdown_answers, breakdown_only="invoices")
+        cli_db = _cli(tmp_path, srv, "breakdown", str(tmp_path / "out.json"), "--only", "invoices",
+                      "--agent", "builtin")
+    made_by_dagster = _rows(dagster_db, "breakdown_answers", "way, item")
+    assert len(made_by_dagster) == 3 * 24 and made_by_dagster == _rows(cli_db, "breakdown_answers", "way, item")
