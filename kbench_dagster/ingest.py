@@ -161,4 +161,5 @@ def breakdown_rows(r: dict) -> list[dict]:
             "way": r.get("category"), "wording": r.get("tier")}
     job = b.get("job") or r["task"].partition(".")[0]
     items = b.get("items") or {r["task"].partition(".")[2] or r["task"]: {"parse": None, "right": None}}
-    return [{**base, "job": job, "item": item, "parse": v["parse"], "right": v["right"]} for item, v in items.items()]
+    return [{**base, "job": job, "item": item, "parse": v["parse"], "right": v["right"], "answer": v.get("answer")}
+            for item, v in items.items()]

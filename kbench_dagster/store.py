@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS textjob_replies (
 CREATE TABLE IF NOT EXISTS breakdown_answers (
     partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, way VARCHAR, wording VARCHAR,
     condition VARCHAR, seed INTEGER, job VARCHAR, item VARCHAR, parse VARCHAR, "right" BOOLEAN, outcome VARCHAR,
-    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP);
+    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, answer VARCHAR);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """

@@ -27,6 +27,7 @@ from task_defs.breakdown.prompts import ANSWERS_FILE, ITEMS_FILE, agent_prompt, 
 
 REPLY = "reply.txt"
 MAX_ANSWERS_BYTES = 1 << 20
+ANSWER_CHARS = 300  # what a verdict keeps of one item's answer (the record keeps the whole reply)
 WAYS = ("agent", "prompt", "item")
 PREFIX = "breakdown-"  # a kind's name is breakdown-WAY-WORDING: manifests say which way and wording a run was
 
@@ -49,10 +50,10 @@ def judge_items(job: BreakdownJob, answers: dict | None) -> dict[str, dict]:
     out = {}
     for it in job.items:
         if answers is None or it.id not in answers:
-            out[it.id] = {"parse": "missing", "right": False}
+            out[it.id] = {"parse": "missing", "right": False, "answer": None}
         else:
             parse, right = judge(job.spec.answer, it.answer, answers[it.id])
-            out[it.id] = {"parse": parse, "right": right}
+            out[it.id] = {"parse": parse, "right": right, "answer": str(answers[it.id])[:ANSWER_CHARS]}
     return out
 
 
@@ -193,8 +194,9 @@ class BreakdownItems(_Jobs):
         text = read_agent_file(workdir / REPLY)
         parse, right = judge(unit.job.spec.answer, unit.item.answer, text)
         single = BreakdownJob(id=unit.job.id, folder=unit.job.folder, spec=unit.job.spec, items=(unit.item,))
-        return _verdict(single, {unit.item.id: {"parse": parse, "right": right}}, self.way, self.wording,
-                        output_path)
+        return _verdict(single, {unit.item.id: {"parse": parse, "right": right,
+                                                "answer": None if text is None else text[:ANSWER_CHARS]}},
+                        self.way, self.wording, output_path)
 
 
 KINDS = {"agent": BreakdownAgent, "prompt": BreakdownBatch, "item": BreakdownItems}

@@ -23,10 +23,11 @@ def batch_prompt(job: BreakdownJob, wording: str) -> str:
 
 
 def agent_prompt(job: BreakdownJob, wording: str) -> str:
-    return (f"The file {ITEMS_FILE} in the current folder holds {len(job.items)} items of the job \"{job.spec.title}\", "
-            f"one JSON object per line with an \"id\" and a \"text\". For each item: {job.instruction(wording)}\n\nWrite the file "
-            f"{ANSWERS_FILE} in the current folder: one JSON object that maps every id to that item's answer as a "
-            "string. You may read the items and write any helper you like; only answers.json is checked.")
+    return (f"The file {ITEMS_FILE} in the current folder holds {len(job.items)} items of the job "
+            f"\"{job.spec.title}\", one JSON object per line with an \"id\" and a \"text\". For each item: "
+            f"{job.instruction(wording)}\n\nWrite the file {ANSWERS_FILE} in the current folder: one JSON object "
+            "that maps every id to that item's answer as a string. You may read the items and write any helper "
+            "you like; only answers.json is checked.")
 
 
 def items_file(job: BreakdownJob) -> str:
