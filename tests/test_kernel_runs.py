@@ -2,18 +2,15 @@
 kernel grader scores each on the CPU path, rows land in DuckDB and the board gets its kernels pages."""
 
 import re
-import shutil
-import subprocess
 
 import pytest
+from test_boards import CHROMIUM, chromium_dom
 
 from gpu.loader import load_kernel_suite
 from kbench_dagster.cli import main
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +78,5 @@ def test_the_board_has_a_kernels_page_per_model(kernel_run, tmp_path):
     assert re.search(r"<td>ok</td>|<th>ok</th>", text) and "GB/s" in text and "TFLOP/s" in text
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (the set-up installs Debian's chromium)")
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=3000", "--dump-dom",
-           (index.parent / href).as_uri()]
-    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=90).stdout
+    dom = chromium_dom((index.parent / href).as_uri(), tmp_path / "profile")
     assert "Grader statuses" in dom and dom.count("<td>1/1 (100") == ok[0][0]

@@ -12,6 +12,7 @@ from kbench_dagster.reporting import board_data, pairwise, stats
 from kbench_dagster.reporting.board_attempt import run_href, run_page
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.board_kernels import kernel_pages
+from kbench_dagster.reporting.board_language import breakdown_pages, textjob_pages
 from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
 from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.store import ResultsStore
@@ -324,7 +325,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     harness, condition, server and hardware, plus the plots), model/<model>.html (one section per agent x condition
     x server x hardware), compare.html (paired deltas with CIs), tasks.html and task/<task>.html (every attempt),
     run/<run>/<cond>/<task>/s<seed>.html (one attempt's conversation, hidden test output and final files), and
-    kernels.html with kernels/<model>.html (the kernel grader's statuses, gate and speed per task and device). CSS
+    kernels.html with kernels/<model>.html (the kernel grader's statuses, gate and speed per task and device),
+    textjobs.html and breakdown.html with their model pages (board_language.py). CSS
     and JS are inline and plots are inline SVG, so the site needs no external network. Every number links to the
     page that lists the runs behind it.
     """
@@ -364,6 +366,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     _compare_page(agg, out)
     _task_pages(agg, attempts, out, run_pages, per_task)
     kernel_pages(store, out)
+    textjob_pages(store, out)
+    breakdown_pages(store, out)
     (out / "aggregates.json").write_text(json.dumps(_plain(agg), default=str))
     return out / "index.html"
 
