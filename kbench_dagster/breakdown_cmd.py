@@ -24,17 +24,21 @@ from sandbox.engine.spec import API_AGENT, server_slots_of
 from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs
 
 
-def run_id_of(model: str, wording: str, way: str) -> str:
-    return f"breakdown-{re.sub(r'[^A-Za-z0-9._@-]+', '-', model)}-{wording}-{way}"
+def run_id_of(model: str, wording: str, way: str, limit: int | None = None) -> str:
+    """One run per way and wording; a --limit slice is a run of its own (its one prompt holds fewer items)."""
+    return f"breakdown-{re.sub(r'[^A-Za-z0-9._@-]+', '-', model)}-{wording}-{way}{f'-first{limit}' if limit else ''}"
 
 
-def _jobs(only: str | None):
+def _jobs(only: str | None, limit: int | None):
     jobs = load_breakdown_jobs()
     names = [n.strip() for n in (only or "").split(",") if n.strip()]
     unknown = [n for n in names if n not in {j.id for j in jobs}]
     if unknown:
         raise ValueError(f"--only: unknown job {', '.join(unknown)}; the jobs are {', '.join(j.id for j in jobs)}")
-    return [j for j in jobs if not names or j.id in names]
+    if limit is not None and limit < 1:
+        raise ValueError("--limit must be a positive number of items per job")
+    return [j.model_copy(update={"items": j.items[:limit]}) if limit else j
+            for j in jobs if not names or j.id in names]
 
 
 def cmd_breakdown(args) -> int:
@@ -42,15 +46,15 @@ def cmd_breakdown(args) -> int:
         raise ValueError("--agent-runs and --api-runs are counts of repetitions (0 leaves a way out, not both)")
     api_key = service.cli_api_key()
     model = args.model or _model_of(args.url, api_key)
-    jobs = _jobs(args.only)
+    jobs = _jobs(args.only, args.limit)
     store = ResultsStore(args.db)
     repeats = {"agent": args.agent_runs, "prompt": args.api_runs, "item": args.api_runs}
     runs, other = {}, {}
     for way in WAYS:
         kind = KINDS[way](args.prompts, jobs)
-        run_id = run_id_of(model, args.prompts, way)
+        run_id = run_id_of(model, args.prompts, way, args.limit)
         alt = next(w for w in WORDINGS if w != args.prompts)
-        other[way] = Path(args.runs) / run_id_of(model, alt, way)
+        other[way] = Path(args.runs) / run_id_of(model, alt, way, args.limit)
         if not repeats[way]:
             continue
         settings = service.settings_of(
@@ -93,6 +97,7 @@ def add_breakdown_parser(sub) -> None:
     s.add_argument("--url", default=service.DEFAULT_URL)
     s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
     s.add_argument("--only", help="jobs, comma-separated (default: every job)")
+    s.add_argument("--limit", type=int, help="the first K items of each job, for a quick look")
     s.add_argument("--agent-runs", type=int, default=1, help="repetitions of the agent way (0: leave it out)")
     s.add_argument("--api-runs", type=int, default=1, help="repetitions of the two chat ways (0: leave them out)")
     s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
