@@ -31,7 +31,7 @@ def test_a_slice_of_the_text_jobs_and_the_breakdown_on_the_real_model(model_serv
     assert len(text["jobs"]) == 5 and all(f["items"] == 3 for f in text["jobs"].values())
     assert all(i["outcome"] in ("pass", "wrong", "timeout", "infra") for i in text["items"])
     store = ResultsStore(tmp_path / "r.duckdb")
-    assert store.query("SELECT count(*) FROM textjob_replies WHERE reply IS NOT NULL")[1] == [(15,)]
+    assert store.query("SELECT count(*) FROM textjob_replies")[1] == [(15,)]
     # every way of every job answered 3 items (right or not): 5 jobs x 3 ways x 3 items
     assert store.query("SELECT count(*) FROM breakdown_answers")[1] == [(45,)]
     doc = json.loads((tmp_path / "b.json").read_text())
