@@ -4,11 +4,11 @@ the other wording exist, the prompt sensitivity (tested minus first, per way).""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from pathlib import Path
 
+from kbench_dagster.reporting.export import validate_against
 from kbench_dagster.reporting.stats import wilson_p
 from sandbox.engine.records import finished_results, read_result
 
@@ -73,11 +73,5 @@ def breakdown_document(model: str, url: str, wording: str, runs: dict[str, Path]
 
 
 def validate_breakdown(doc: dict) -> None:
-    import jsonschema
-
-    errors = sorted(jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text())).iter_errors(doc),
-                    key=lambda e: list(e.path))
-    if errors:
-        e = errors[0]
-        raise ValueError(f"breakdown figures do not match {SCHEMA_PATH.name}: {'/'.join(map(str, e.path))}: "
-                         f"{e.message}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+    """Raise ValueError when doc does not match its schema in schema/."""
+    validate_against(doc, SCHEMA_PATH, "breakdown figures")

@@ -70,15 +70,20 @@ def collect(runs_root: Path, run_ids: list[str]) -> dict:
 
 def validate_results(doc: dict) -> None:
     """Raise ValueError when doc does not match schema/results.schema.json."""
-    schema = json.loads(SCHEMA_PATH.read_text())
+    validate_against(doc, SCHEMA_PATH, "results")
+
+
+def validate_against(doc: dict, schema_path: Path, what: str) -> None:
+    """Raise ValueError naming the first place where doc does not match the JSON schema at schema_path."""
+    schema = json.loads(schema_path.read_text())
     try:
         import jsonschema
     except ImportError as exc:  # the dev install carries it; say so plainly rather than skip the check
-        raise ValueError("the jsonschema package is needed to validate results (pip install jsonschema)") from exc
+        raise ValueError(f"the jsonschema package is needed to validate {what} (pip install jsonschema)") from exc
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
     if errors:
         e = errors[0]
-        raise ValueError(f"results do not match {SCHEMA_PATH.name}: {'/'.join(map(str, e.path))}: {e.message}"
+        raise ValueError(f"{what} do not match {schema_path.name}: {'/'.join(map(str, e.path))}: {e.message}"
                          + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
 
 

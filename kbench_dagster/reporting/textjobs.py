@@ -7,6 +7,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from kbench_dagster.reporting.export import validate_against
 from kbench_dagster.reporting.stats import wilson_p
 from sandbox.engine.records import finished_results, read_result
 from task_defs.textjobs.metrics import HEADLINE, job_figures
@@ -51,12 +52,5 @@ def textjobs_document(run_dir: Path, labels: dict[str, list[str]]) -> dict:
 
 
 def validate_textjobs(doc: dict) -> None:
-    """Raise ValueError when doc does not match schema/textjobs.schema.json."""
-    import jsonschema
-
-    errors = sorted(jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text())).iter_errors(doc),
-                    key=lambda e: list(e.path))
-    if errors:
-        e = errors[0]
-        raise ValueError(f"text job figures do not match {SCHEMA_PATH.name}: {'/'.join(map(str, e.path))}: "
-                         f"{e.message}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+    """Raise ValueError when doc does not match its schema in schema/."""
+    validate_against(doc, SCHEMA_PATH, "text job figures")
