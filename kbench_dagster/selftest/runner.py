@@ -13,18 +13,17 @@ import secrets
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import psutil
 
+from kbench_dagster import service
 from kbench_dagster.selftest import host
 from kbench_dagster.selftest.family import ORDINARY_TASK, Context, Family, RunView, Verdict, reference_calls, say
 from kbench_dagster.selftest.persona import TaskScripts
-from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner
-from sandbox.engine.spec import RunSpec
-from sandbox.isolation.bwrap import IsolationConfig, bwrap_path
+from sandbox.isolation.bwrap import bwrap_path
 from sandbox.isolation.limits import AGENT_LIMITS, MB, Limits
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
@@ -102,10 +101,13 @@ def run_row(family: Family, agent: str, suite: Suite, stamp: str, work: Path, ru
         tasks = [suite.get(t) for t in scripts]
         for task in tasks:
             persona.add(task, scripts[task.id])
-        spec = RunSpec(run_id=run_id, model=srv.model_id, conds=select_conditions("base"), tasks=tasks,
-                       url=srv.url, agent=agent, runs_root=runs, work_root=work, workers=family.workers,
-                       timeout_s=family.timeout_s, api_key=key, limits=limits,
-                       isolation=IsolationConfig(mode="bwrap"), server_slots=0)
+        settings = service.settings_of(
+            run_id=run_id, model=srv.model_id, url=srv.url, agent=agent, tasks=",".join(t.id for t in tasks),
+            conds="base", workers=family.workers, timeout_s=family.timeout_s, runs_root=str(runs),
+            work_root=str(work), isolation="bwrap", server_slots=0)
+        spec, _ = service.build_spec(settings, suite, api_key=key)
+        # the scripts' order (the ordinary task after the attacks) and the families' own limits
+        spec = replace(spec, tasks=tasks, limits=limits)
         runner = Runner(spec, suite, on_result=lambda r: results.__setitem__(r["task"], r))
         with _PeakRss() as rss:
             error = _within(runner.run, _row_deadline_s(family, len(tasks)))
