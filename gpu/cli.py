@@ -119,14 +119,3 @@ def _guard(fn):
             print(f"error: {exc}", file=sys.stderr)
             return 2
     return run
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="kbench")
-    add_kernels_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["kernels", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -260,12 +260,12 @@ def test_board_data_aggregates_match_python_on_the_same_rows(built):
 
 
 def test_board_command_writes_the_site(built, tmp_path, capsys):
-    from kbench_dagster.reporting import commands
+    from kbench_dagster.cli import main as cli_main
 
     store, _ = built
-    assert commands.main(["board", "--db", str(store.path), "--out", str(tmp_path / "site")]) == 0
+    assert cli_main(["board", "--db", str(store.path), "--out", str(tmp_path / "site")]) == 0
     assert f"board written: {tmp_path / 'site' / 'index.html'}" in capsys.readouterr().out
-    assert commands.main(["board", "--db", str(tmp_path / "missing.duckdb"), "--out", str(tmp_path / "x")]) == 2
+    assert cli_main(["board", "--db", str(tmp_path / "missing.duckdb"), "--out", str(tmp_path / "x")]) == 2
 
 
 def test_kbench_board_serve_shows_the_sql_numbers_on_localhost_and_stops_on_sigterm(built, tmp_path):

@@ -15,7 +15,7 @@ import psutil
 import pytest
 from conftest import SQUARE_TEST, SQUARE_TOML, fresh, needs_bwrap, write_task
 
-from kbench_dagster.reporting import commands
+from kbench_dagster.cli import main as cli_main
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.records import copy_final_files
 from sandbox.engine.runs import Runner
@@ -285,11 +285,11 @@ def test_a_harness_error_is_recorded_shown_and_counted_as_attrition(tmp_path, ca
     rec = run_dir / "base" / "square" / "s1"
     assert json.loads((rec / "result.json").read_text())["harness_error"] == r["harness_error"]
     assert any(json.loads(x)["type"] == "harness_error" for x in (rec / "events.jsonl").read_text().splitlines())
-    assert commands.main(["report", "r", "--runs", str(tmp_path / "runs")]) == 0
+    assert cli_main(["report", "r", "--runs", str(tmp_path / "runs")]) == 0
     out = capsys.readouterr().out
     assert "1 harness errors (kbench itself failed" in out and "attrition 100.0%" in out
     assert "infra failures (server unreachable" not in out
-    assert commands.main(["triage", "r", "--runs", str(tmp_path / "runs")]) == 0
+    assert cli_main(["triage", "r", "--runs", str(tmp_path / "runs")]) == 0
     assert "harness error (infra)" in capsys.readouterr().out
-    assert commands.main(["triage", "r", "--task", "square", "--runs", str(tmp_path / "runs")]) == 0
+    assert cli_main(["triage", "r", "--task", "square", "--runs", str(tmp_path / "runs")]) == 0
     assert "harness: harness error while setting up" in capsys.readouterr().out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -129,19 +128,3 @@ def add_report_parsers(sub) -> None:
     s.add_argument("--serve", action="store_true", help="serve it on 127.0.0.1 after writing")
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(func=cmd_board)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run these commands without the rest of the CLI (python -m kbench_dagster.reporting.commands ...)."""
-    p = argparse.ArgumentParser(prog="kbench")
-    add_report_parsers(p.add_subparsers(dest="command", required=True))
-    args = p.parse_args(argv)
-    try:
-        return args.func(args)
-    except ValueError as exc:
-        print(f"error: {visible(exc)}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
