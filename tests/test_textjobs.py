@@ -2,8 +2,14 @@
 run loop against the scripted personas (oracle 100%, null 0%, noisy at its set share)."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
+from conftest import REPO
 
 from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
@@ -165,3 +171,28 @@ def test_null_scores_nothing_and_noisy_lands_at_its_share(persona, tmp_path):
     if persona == "noisy":  # over every job's whole item list the share is exact up to rounding
         kind = TextJobs(JOBS)
         assert abs(len(wrong) / len(kind.units) - NOISY_SHARE) < 0.01
+
+
+def test_a_killed_run_resumes_with_exactly_one_reply_per_item(tmp_path):
+    with ScriptedServer(persona="oracle", suite="textjobs", port=0, latency=0.1) as srv:
+        cmd = [sys.executable, "-m", "kbench_dagster.cli", "textjobs", str(tmp_path / "out.json"), "--url", srv.url,
+               "--limit", "4", "--parallel", "2", "--server-slots", "0", "--runs", str(tmp_path / "runs"),
+               "--work", str(tmp_path / "work"), "--db", str(tmp_path / "t.duckdb")]
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        run_dir = tmp_path / "runs" / "textjobs-scripted-oracle"
+        deadline = time.monotonic() + 60
+        while len(list(run_dir.glob("*/*/s1/result.json"))) < 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = len(list(run_dir.glob("*/*/s1/result.json")))
+        assert 5 <= before < 20, "the kill should land in the middle of the run"
+        again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"already done {before}" in again.stderr
+    keys = [str(p.parent.relative_to(run_dir)) for p in run_dir.glob("*/*/s*/result.json")]
+    assert len(keys) == len(set(keys)) == 20 and not list(run_dir.glob("**/*.partial"))
+    doc = json.loads((tmp_path / "out.json").read_text())
+    assert all(f["passed"] == 4 for f in doc["jobs"].values())
+    assert ResultsStore(tmp_path / "t.duckdb").query("SELECT count(*) FROM textjob_replies")[1] == [(20,)]
