@@ -20,6 +20,7 @@ from gpu.grader import STATUSES, grade, reference_submission
 from gpu.integrity import FileGuard
 from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
 from gpu.models import Timeouts
+from kbench_dagster.cli import main as cli_main
 from sandbox.isolation.bwrap import bwrap_path
 from sandbox.isolation.trees import remove_tree
 
@@ -202,26 +203,28 @@ def test_cli_list_show_grade(tmp_path, capsys):
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == len(TASKS) + 2 and "| gemm_fp8_rowwise |" in out
-    assert cli.main(["show", "rope_neox_bf16"]) == 0
+    assert cli_main(["kernels", "show", "rope_neox_bf16"]) == 0
     out = capsys.readouterr().out
     assert "kernel(q, k, cos, sin, q_out, k_out)" in out and "hidden shapes" not in out
-    assert cli.main(["show", "rope_neox_bf16", "--all"]) == 0
+    assert cli_main(["kernels", "show", "rope_neox_bf16", "--all"]) == 0
     assert "hidden shapes" in capsys.readouterr().out
-    assert cli.main(["show", "nope"]) == 2
+    assert cli_main(["kernels", "show", "nope"]) == 2
     dest = tmp_path / "r.json"
-    rc = cli.main(["grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32", "--json", str(dest)])
+    rc = cli_main(["kernels", "grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32",
+                   "--json", str(dest)])
     assert rc == 1
     assert json.loads(dest.read_text())["status"] == "incorrect"
     assert "softmax_fp32: incorrect" in capsys.readouterr().err
-    rc = cli.main(["grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32", "--transport", "staged",
-                   "--json", str(dest)])
+    rc = cli_main(["kernels", "grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32",
+                   "--transport", "staged", "--json", str(dest)])
     staged = json.loads(dest.read_text())
     assert rc == 1 and staged["status"] == "incorrect" and staged["transport"] == "staged"
     capsys.readouterr()
     if not HAS_CUDA:
-        assert cli.main(["grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32", "--device", "cuda"]) == 2
+        assert cli_main(["kernels", "grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32",
+                         "--device", "cuda"]) == 2
         assert "torch sees no CUDA device" in capsys.readouterr().err
-    assert cli.main(["grade", str(tmp_path / "missing.py"), "--task", "softmax_fp32"]) == 2
+    assert cli_main(["kernels", "grade", str(tmp_path / "missing.py"), "--task", "softmax_fp32"]) == 2
 
 
 @pytest.mark.gpu

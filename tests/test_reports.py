@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kbench_dagster.cli import main as cli_main
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.reporting import commands, compare, export, loaders, stats, tables, triage
 from kbench_dagster.store import ResultsStore
@@ -45,7 +46,7 @@ def runs(tmp_path_factory) -> Path:
 
 
 def cli(argv: list[str], capsys) -> tuple[int, str]:
-    rc = commands.main(argv)
+    rc = cli_main(argv)
     return rc, capsys.readouterr().out
 
 
@@ -74,7 +75,7 @@ def test_report_counts_infra_as_attrition_not_as_failure(runs, capsys):
 
 
 def test_report_of_a_missing_run_is_a_clear_error(runs, capsys):
-    assert commands.main(["report", "nope", "--runs", str(runs)]) == 2
+    assert cli_main(["report", "nope", "--runs", str(runs)]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
 
 

@@ -97,9 +97,40 @@ def test_paired_t_and_minimum_detectable_gap_known_values():
     assert r["p_t"] == pytest.approx(0.0917, abs=5e-4)
     half = 3.182446 * math.sqrt(0.5 / 3) / 2  # t(0.975, 3) = 3.1824
     assert r["ci_t"][0] == pytest.approx(0.5 - half, abs=1e-4) and r["ci_t"][1] == pytest.approx(0.5 + half, abs=1e-4)
-    # (1.95996 + 0.84162) * 0.40825 / sqrt(4)
-    assert r["mdg"] == pytest.approx(0.57187, abs=1e-4)
-    assert pairwise.min_detectable_gap(0.4, 64) == pytest.approx(2.801585 * 0.05, abs=1e-5)
+    # t quantiles on n - 1 df, not z: (t(0.975, 3) + t(0.8, 3)) * 0.40825 / sqrt(4) = (3.18245 + 0.97847) * 0.20412
+    assert r["mdg"] == pytest.approx(0.84934, abs=1e-4) and r["below_mdg"] and not r["tie"]  # 0.5 < 0.849
+    # (t(0.975, 63) + t(0.8, 63)) * 0.4 / 8 = (1.99834 + 0.84736) * 0.05; z would give 0.14008
+    assert pairwise.min_detectable_gap(0.4, 64) == pytest.approx(2.845705 * 0.05, abs=1e-5)
+
+
+def test_identical_outcomes_are_a_tie_never_a_resolved_gap(capsys):
+    outcomes = {"t1": ["pass", "wrong"], "t2": ["wrong", "wrong"], "t3": ["pass", "pass"]}
+    r = pairwise.paired(stats.task_table(rows_for(outcomes)), stats.task_table(rows_for(outcomes)))
+    assert r["mean_diff"] == 0 and r["sd_diff"] == 0 and r["mdg"] is None
+    assert r["tie"] and r["below_mdg"] and r["crosses_zero"]
+    from kbench_dagster.reporting.compare import render_compare  # noqa: PLC0415 - the text a user reads
+
+    text = render_compare("A", "B", [{"condition": "base", "a": {"pass@1": 0.5}, "b": {"pass@1": 0.5}, **r}])
+    assert "a tie" in text and "at or above" not in text
+
+
+def test_an_undefined_standard_error_is_none_never_zero():
+    one_task = stats.task_table(rows_for({"t1": ["pass", "wrong", "pass"]}))
+    assert stats.clustered_se(one_task, "task") is None
+    one_category = stats.task_table(rows_for({"t1": ["pass"], "t2": ["wrong"]}))  # rows_for: one category
+    assert stats.clustered_se(one_category, "category") is None
+    assert stats.clustered_se(one_category, "task") == pytest.approx(math.sqrt(0.5) / 2)  # residuals +-0.5
+    s = stats.summarize_tasks(one_task)
+    assert s["se_task"] is None and s["se_category"] is None
+
+
+def test_the_scored_task_count_is_not_overwritten_by_usabilitys():
+    rows = rows_for({"t1": ["pass"], "t2": ["wrong"]}) + [
+        {"task": "t3", "category": "programming", "tier": "easy", "seed": 1, "outcome": "skipped"},
+        {"task": "t4", "category": "programming", "tier": "easy", "seed": 1, "outcome": "infra", "infra": True}]
+    s = stats.summarize(rows)
+    assert s["tasks"] == 2  # scored: t1 and t2; t4 had an attempt (infra) and counts for usability only
+    assert s["usability_tasks"] == 3
 
 
 def test_mcnemar_uses_one_seed_never_the_pooled_pairs():

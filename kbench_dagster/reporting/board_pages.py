@@ -135,7 +135,7 @@ def _model_pages(agg: dict, out: Path, warns: dict[str, list[str]], run_pages: s
             def line(label, value, ci=None, fmt=pct):  # noqa: E306
                 return (f"<tr><td class=l>{esc(label)}</td><td>{esc(fmt(value))}</td>"
                         f"<td class='l ci'>{stats.fmt_ci(ci, 1) if ci else ''}</td></tr>")
-            se = lambda v: "-" if v is None else f"{100 * v:.2f} pts"  # noqa: E731
+            se = lambda v: "n/a" if v is None else f"{100 * v:.2f} pts"  # noqa: E731
             body.append("<table><tr><th class=l>number</th><th>value</th><th class=l>95% interval</th></tr>"
                         + line("pass@1 (task-balanced, Wilson)", s["pass@1"], s["pass@1_ci"])
                         + line("pass@1 (category-clustered bootstrap)", s["pass@1"], s["boot_ci"])

@@ -54,8 +54,13 @@ def render_compare(name_a: str, name_b: str, comparisons: list[dict]) -> str:
         else:
             out += ["", f"{c['condition']}: McNemar on seed {c['mcnemar_seed']} only (A passed and B failed / the "
                         "reverse); the t test and the bootstrap work on per-task mean differences."]
-        if c["mdg"] is not None:
-            verdict = ("below the minimum detectable gap: report it as a tie" if abs(c["mean_diff"]) < c["mdg"]
+        if c.get("tie"):
+            out.append(f"  identical outcomes on all {c['tasks']} tasks: a tie")
+        elif c["sd_diff"] == 0:
+            out.append(f"  every one of the {c['tasks']} tasks moved by {_pts(c['mean_diff'])} pts: no spread, so no "
+                       "minimum detectable gap to compare with; the intervals above say how sure that is")
+        elif c["mdg"] is not None:
+            verdict = ("below the minimum detectable gap: report it as a tie" if c["below_mdg"]
                        else "at or above the minimum detectable gap")
             out.append(f"  minimum detectable gap at power 0.8 over {c['tasks']} tasks: {100 * c['mdg']:.1f} pts; "
                        f"the observed {_pts(c['mean_diff'])} pts is {verdict}")

@@ -121,15 +121,16 @@ def clustered_se(tt: dict[str, dict], by: str = "task") -> float | None:
 
     Each run carries weight 1/(T n_t); the variance is the sum over clusters of the squared weighted residual
     sums. By task this is sqrt(sum_t (p_t - m)^2) / T; by category the residuals of a category's tasks add up
-    before squaring, so correlated tasks in one category widen the interval."""
+    before squaring, so correlated tasks in one category widen the interval. None with fewer than two clusters
+    (one task, or one category): the residuals then sum to zero by construction, which is not a zero SE."""
     ts = _scored(tt)
-    if not ts:
-        return None
     rates = [t["c"] / t["n"] for t in ts]
-    m = sum(rates) / len(ts)
+    m = sum(rates) / len(ts) if ts else 0.0
     sums: dict[str, float] = defaultdict(float)
     for t, p in zip(ts, rates):
         sums[t["task"] if by == "task" else t[by]] += p - m
+    if len(sums) < 2:  # one cluster has no spread to estimate: undefined, never 0
+        return None
     return math.sqrt(sum(s * s for s in sums.values())) / len(ts)
 
 
@@ -226,7 +227,8 @@ def summarize_tasks(tt: dict[str, dict], k: int | None = None, seed: int = 0, n_
         "attrition": infra / attempts if attempts else 0.0,
         "attrition_ci": wilson(infra, attempts) if attempts else None,
         **{f"{key}": v for key, v in pass_k_means(tt, k).items() if key in ("k", "pass@k", "pass^k")},
-        **usability(tt),
+        # usability counts tasks with any attempt; "tasks" above is the scored tasks and must stay so
+        **{("usability_tasks" if key == "tasks" else key): v for key, v in usability(tt).items()},
     }
     if breakdowns:
         out["tiers"] = breakdown(tt, "tier")

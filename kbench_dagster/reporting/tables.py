@@ -56,9 +56,11 @@ def render(run_id: str, results: list[dict], manifest: dict | None = None) -> st
                    f"{m['watchdog_kills']:>5} {m['outside_write_runs']:>7}")
     out += ["", "uncertainty (seeds of a task are one cluster; pass rates are task-balanced):"]
     for r in rows:
-        se_c = f", category-clustered SE {100 * r['se_category']:.1f}" if r["se_category"] is not None else ""
+        se_c = (", category-clustered SE n/a" if r["se_category"] is None
+                else f", category-clustered SE {100 * r['se_category']:.1f}")
+        se_t = "n/a" if r["se_task"] is None else f"{100 * r['se_task']:.1f} pts"
         out.append(f"  {r['condition']}: pass@1 {fmt_pct(r['pass@1'])}, task-clustered SE "
-                   f"{100 * (r['se_task'] or 0):.1f} pts{se_c}, category bootstrap 95% {fmt_ci(r['boot_ci'])}; "
+                   f"{se_t}{se_c}, category bootstrap 95% {fmt_ci(r['boot_ci'])}; "
                    f"pass@{r['k']} {fmt_pct(r['pass@k'])}, pass^{r['k']} {fmt_pct(r['pass^k'])}; usability "
                    f"{fmt_pct(r['usability'])}, completion {fmt_pct(r['completion'])}, attrition "
                    f"{fmt_pct(r['attrition'])} ({r['infra']} infra)")
