@@ -73,7 +73,8 @@ def cmd_breakdown(args) -> int:
         bar = Progress(total - done_before, way)
         service.run_and_store(spec, kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"))
         runs[way] = Path(args.runs) / run_id
-    doc = breakdown_document(model, args.url, args.prompts, runs, other, {w: repeats[w] for w in runs})
+    doc = breakdown_document(model, args.url, args.prompts, runs, other, {w: repeats[w] for w in runs},
+                             {j.id for j in jobs})
     validate_breakdown(doc)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

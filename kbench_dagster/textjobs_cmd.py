@@ -64,7 +64,8 @@ def cmd_textjobs(args) -> int:
 
     done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show)
     labels = {j.id: list(j.spec.labels or []) for j in kind.jobs}
-    doc = textjobs_document(Path(args.runs) / run_id, labels)
+    # this command's items and seeds only: the same run may hold more from an earlier, wider command
+    doc = textjobs_document(Path(args.runs) / run_id, labels, {u.id for u in units}, set(range(1, args.seeds + 1)))
     validate_textjobs(doc)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -69,8 +69,11 @@ def test_every_reply_is_one_click_away_and_escaped(board):
     reply = (index.parent / reply_href).read_text()
     assert "&lt;script&gt;document.title" in reply and "<script>document" not in reply
     assert "Which team should answer it?" in reply  # the prompt, beside the reply
-    breakdown_model = next((index.parent / "breakdown").glob("scripted-noisy-*.html")).read_text()
-    assert "unknown" in breakdown_model and "inv01" in breakdown_model
+    model_page = next((index.parent / "breakdown").glob("scripted-noisy-*.html"))
+    assert "unknown" in model_page.read_text()
+    item_href = re.search(r"href='\.\./(breakdown/items/[^']+)'>inv01<", model_page.read_text()).group(1)
+    item_page = (index.parent / item_href).read_text()
+    assert "Asked on its own" in item_page and re.search(r"id=key>\d+\.\d\d<", item_page)
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (the set-up installs Debian's chromium)")

@@ -15,6 +15,8 @@ from pathlib import Path
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.stats import wilson_p
 from kbench_dagster.store import ResultsStore
+from task_defs.breakdown.jobs import load_breakdown_jobs
+from task_defs.breakdown.prompts import item_prompt
 from task_defs.textjobs.metrics import HEADLINE, job_figures
 from task_defs.vocabulary import SCORED_SQL
 
@@ -160,14 +162,39 @@ def breakdown_pages(store: ResultsStore, out: Path) -> None:
                         + "".join(f"<td data-way='{w}'>{_ci(*ways[w]) if w in ways else '–'}</td>" for w in WAYS)
                         + f"<td>{'tie' if len(best) > 1 else best[0]}</td></tr>")
         body.append("</table>" + _plot(sorted(jobs.items())))
+    links = _breakdown_item_pages(out, {(w, j, i) for rows in answers.values() for w, j, i, *_ in rows})
     for model, rows in answers.items():
         lines = ["<table><tr><th class=l>prompts</th><th class=l>job</th><th class=l>item</th><th class=l>way</th>"
                  "<th>seed</th><th>right</th><th class=l>answer as given</th></tr>"]
-        lines += [f"<tr><td class=l>{esc(w)}</td><td class=l>{esc(j)}</td><td class=l>{esc(i)}</td>"
-                  f"<td class=l>{esc(way)}</td><td>{s}</td><td>{'yes' if r else esc(p)}</td>"
-                  f"<td class=l>{esc(a)}</td></tr>" for w, j, i, way, s, r, p, a in rows]
+        for w, j, i, way, s_, r, p, a in rows:
+            href = links.get((w, j, i))
+            item = f"<a href='../{href}'>{esc(i)}</a>" if href else esc(i)
+            lines.append(f"<tr><td class=l>{esc(w)}</td><td class=l>{esc(j)}</td><td class=l>{item}</td>"
+                         f"<td class=l>{esc(way)}</td><td>{s_}</td><td>{'yes' if r else esc(p)}</td>"
+                         f"<td class=l>{esc(a)}</td></tr>")
         (out / f"breakdown/{slug(model)}.html").write_text(
             page(f"breakdown · {model}", "\n".join(lines) + "</table>", depth=1))
     if not data:
         body = ["<p>No breakdown results in the store yet.</p>"]
     (out / "breakdown.html").write_text(page("Breakdown", "\n".join(body)))
+
+
+def _breakdown_item_pages(out: Path, wanted: set[tuple[str, str, str]]) -> dict[tuple[str, str, str], str]:
+    """One page per (wording, job, item) with an answer in the store: the item as the model saw it asked on its
+    own, and the answer key. Items no longer in the suite get no page."""
+    jobs = {j.id: j for j in load_breakdown_jobs()}
+    links = {}
+    for wording, job_id, item_id in wanted:
+        job = jobs.get(job_id)
+        item = next((it for it in job.items if it.id == item_id), None) if job else None
+        if item is None or wording not in ("tested", "first"):
+            continue
+        href = f"breakdown/items/{slug(f'{job_id}.{item_id}.{wording}')}.html"
+        body = (f"<p>job {esc(job.spec.title)}, answer form {esc(job.spec.answer)}, key <b id=key>{esc(item.answer)}"
+                f"</b></p><h2>Asked on its own (way item, prompts {esc(wording)})</h2>"
+                f"<pre>{esc(item_prompt(job, item, wording))}</pre><p>The prompt way holds this item among all of "
+                f"the job's items in one request; the agent way finds it in items.jsonl.</p>")
+        (out / href).parent.mkdir(parents=True, exist_ok=True)
+        (out / href).write_text(page(f"{job_id}.{item_id} · prompts {wording}", body, depth=2))
+        links[(wording, job_id, item_id)] = href
+    return links

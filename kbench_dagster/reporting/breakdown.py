@@ -18,15 +18,17 @@ PAIRS = (("agent", "prompt"), ("agent", "item"), ("prompt", "item"))
 N_BOOT = 2000
 
 
-def item_accuracy(run_dir: Path) -> dict[str, dict[str, float]]:
-    """job -> item -> share of the run's repetitions that got it right (infra and pending attempts left out)."""
+def item_accuracy(run_dir: Path, jobs: set[str] | None = None,
+                  seeds: set[int] | None = None) -> dict[str, dict[str, float]]:
+    """job -> item -> share of the run's repetitions that got it right (infra and pending attempts left out), for
+    the jobs and seeds asked for (default: all in the run)."""
     hits: dict[tuple[str, str], list[bool]] = defaultdict(list)
     if not Path(run_dir).is_dir():
         return {}
     for path in finished_results(run_dir):
         r = read_result(path)
         b = r.get("breakdown")
-        if r.get("infra") or not b:
+        if r.get("infra") or not b or (jobs and b["job"] not in jobs) or (seeds and r["seed"] not in seeds):
             continue
         for item, v in b["items"].items():
             hits[(b["job"], item)].append(bool(v["right"]))
@@ -54,10 +56,11 @@ def _way(acc: dict[str, float]) -> dict:
 
 
 def breakdown_document(model: str, url: str, wording: str, runs: dict[str, Path], other: dict[str, Path],
-                       runs_per_way: dict[str, int]) -> dict:
-    """runs: way -> run folder of this wording; other: the same for the other wording (may not exist)."""
-    acc = {way: item_accuracy(d) for way, d in runs.items()}
-    acc_other = {way: item_accuracy(d) for way, d in other.items()}
+                       runs_per_way: dict[str, int], jobs: set[str] | None = None) -> dict:
+    """runs: way -> run folder of this wording; other: the same for the other wording (may not exist); jobs:
+    the jobs asked for. Each way counts the repetitions asked for (seeds 1..N), not more an earlier command ran."""
+    acc = {way: item_accuracy(d, jobs, set(range(1, runs_per_way[way] + 1))) for way, d in runs.items()}
+    acc_other = {way: item_accuracy(d, jobs) for way, d in other.items()}
     jobs = {}
     for job in sorted({j for a in acc.values() for j in a}):
         ways = {w: _way(a[job]) for w, a in acc.items() if a.get(job)}

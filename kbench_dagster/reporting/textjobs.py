@@ -17,11 +17,14 @@ SCHEMA_ID = "kbench-dagster/textjobs/1"
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema" / "textjobs.schema.json"
 
 
-def textjobs_document(run_dir: Path, labels: dict[str, list[str]]) -> dict:
-    """From a run's records (regradings applied). labels: each classify job's label set, for macro-F1."""
+def textjobs_document(run_dir: Path, labels: dict[str, list[str]], units: set[str] | None = None,
+                      seeds: set[int] | None = None) -> dict:
+    """From a run's records (regradings applied), the units and seeds asked for (default: all in the run).
+    labels: each classify job's label set, for macro-F1."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    results = [read_result(p) for p in finished_results(run_dir)]
+    results = [r for r in (read_result(p) for p in finished_results(run_dir))
+               if (units is None or r["task"] in units) and (seeds is None or r["seed"] in seeds)]
     by_job: dict[str, list[dict]] = defaultdict(list)
     for r in results:
         by_job[r["task"].partition(".")[0]].append(r)

@@ -120,7 +120,6 @@ class ChatSession:
         if done.usage is not None:
             s.input_tokens += done.usage.prompt_tokens or 0
             s.output_tokens += done.usage.completion_tokens or 0
-        s.final_message = reply.content
         self.events.write({"type": "reply", "content": reply.content, "reasoning": reply.reasoning or None,
                            "tool_calls": calls or None, "finish": reply.finish,
                            "usage": json.loads(done.usage.model_dump_json()) if done.usage is not None else None})
