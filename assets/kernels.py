@@ -55,7 +55,8 @@ def kernel_runs(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, ag
                              ",".join(t.id for t in kind.units), defer_grading=True)
     spec, _ = service.build_spec(settings, kind, api_key=endpoint.api_key)
     key = service.partition_store_key(agent.agent, model_key, cell, kind.name)
-    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key))
+    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
+                                 say=context.log.warning)
     rows = _rows(store, key)
     return dg.MaterializeResult(metadata={
         "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": len(rows),

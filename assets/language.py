@@ -24,7 +24,8 @@ def _run_cell(context, kind, units, agent_name, endpoints, agent, sandbox, resul
                              ",".join(u.id for u in units), agent_name=agent_name)
     spec, kind = service.build_spec(settings, kind, api_key=endpoint.api_key)
     key = service.partition_store_key(agent_name, model_key, cell, kind.name)
-    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key))
+    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
+                                 say=context.log.warning)
     return store, key, done, model_id, endpoint_name
 
 

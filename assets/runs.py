@@ -62,7 +62,8 @@ def agent_runs(context: dg.AssetExecutionContext, suite_source: SuiteSource, end
     settings = cell_settings(model_key, cell, suite, model_id, endpoint, agent, sandbox, agent.tasks)
     spec, kind = service.build_spec(settings, suite, api_key=endpoint.api_key)
     key = service.partition_store_key(agent.agent, model_key, cell)
-    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key))
+    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
+                                 say=context.log.warning)
     rows = _outcomes(store, key, "attempts")
     return dg.MaterializeResult(metadata={
         "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": len(rows),

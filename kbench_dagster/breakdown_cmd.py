@@ -18,6 +18,7 @@ from kbench_dagster import service
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.terminal import say
 from kbench_dagster.textjobs_cmd import _model_of
 from sandbox.chatwork.breakdown import KINDS, WAYS
 from sandbox.engine.spec import API_AGENT, server_slots_of
@@ -26,7 +27,7 @@ from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs
 
 def run_id_of(model: str, wording: str, way: str, limit: int | None = None) -> str:
     """One run per way and wording; a --limit slice is a run of its own (its one prompt holds fewer items)."""
-    return f"breakdown-{re.sub(r'[^A-Za-z0-9._@-]+', '-', model)}-{wording}-{way}{f'-first{limit}' if limit else ''}"
+    return f"breakdown-{re.sub(r'[^A-Za-z0-9._@-]+', '-', model)}-{wording}-{way}{f'-limit{limit}' if limit else ''}"
 
 
 def _jobs(only: str | None, limit: int | None):
@@ -61,7 +62,8 @@ def cmd_breakdown(args) -> int:
             run_id=run_id, model=model, url=args.url, agent=args.agent if way == "agent" else API_AGENT,
             suite=kind.name, tasks=",".join(u.id for u in kind.units), conds=args.conds,
             seeds=list(range(1, repeats[way] + 1)), workers=args.parallel, timeout_s=args.timeout,
-            runs_root=args.runs, work_root=args.work, pi_path=args.pi, server_slots=args.server_slots)
+            runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, pi_path=args.pi,
+            server_slots=args.server_slots)
         spec, kind = service.build_spec(settings, kind, api_key=api_key)
         slots = server_slots_of(spec)
         spec = replace(spec, server_slots=slots.slots if slots else 0)
@@ -71,7 +73,7 @@ def cmd_breakdown(args) -> int:
               f"{'agent ' + args.agent if way == 'agent' else 'chat API'}, prompts {args.prompts}"
               f"{f'; continuing, {done_before} done' if done_before else ''}", file=sys.stderr)
         bar = Progress(total - done_before, way)
-        service.run_and_store(spec, kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"))
+        service.run_and_store(spec, kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"), say=say)
         runs[way] = Path(args.runs) / run_id
     doc = breakdown_document(model, args.url, args.prompts, runs, other, {w: repeats[w] for w in runs},
                              {j.id for j in jobs})
@@ -112,4 +114,6 @@ def add_breakdown_parser(sub) -> None:
     s.add_argument("--work", help="work folder root (default ~/kbench-work)")
     s.add_argument("--db", default=str(DEFAULT_DB))
     s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
+    s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
+                   help="how long the run waits for a server that does not answer before it stops (default 600)")
     s.set_defaults(func=cmd_breakdown)

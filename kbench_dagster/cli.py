@@ -20,7 +20,7 @@ from kbench_dagster.registry_cmd import add_registry_parsers
 from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
-from kbench_dagster.terminal import visible
+from kbench_dagster.terminal import say, visible
 from kbench_dagster.textjobs_cmd import add_textjobs_parser
 from sandbox.engine.spec import server_slots_of
 from sandbox.isolation.bwrap import IsolationConfig
@@ -133,7 +133,8 @@ def run_settings(args) -> service.RunSettings:
         extension=args.extension, seeds=list(range(1, args.seeds + 1)), workers=args.workers,
         timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
         isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
-        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading)
+        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading,
+        server_down_stop_s=args.server_wait)
 
 
 def cmd_run(args) -> int:
@@ -159,7 +160,7 @@ def cmd_run(args) -> int:
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
-    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show)
+    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show, say=say)
     print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
           f"{done.summary['planned']}; records in {Path(args.runs) / spec.run_id}; "
           f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
@@ -246,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tasks", help=tasks_help)
     s.add_argument("--seeds", type=int, default=1)
     s.add_argument("--workers", type=int, default=1, help="agents at once (the server needs as many slots)")
+    s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
+                   help="how long the run waits for a server that does not answer before it stops (default 600)")
     s.add_argument("--server-slots", type=int, metavar="N",
                    help="sessions at once against this server, counted across every kbench run and Dagster run on "
                         "this machine (default: what the server reports at /props, e.g. llama.cpp's --parallel; "

@@ -36,9 +36,11 @@ from sandbox.engine.records import check_run_id
 from sandbox.engine.regrade import RegradeSummary, regrade_run
 from sandbox.engine.runs import Runner
 from sandbox.engine.spec import RunSpec, plan
+from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB
 from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.probe import wait_for_server
 from task_defs import Suite, load_suite
 from task_defs.loader import select
 
@@ -71,6 +73,7 @@ class RunSettings(BaseModel):
     defer_grading: bool = False  # record now, grade later with `kbench regrade` (kernels: when the GPU is free)
     isolation: Literal["auto", "bwrap", "none"] = "auto"
     server_slots: int | None = Field(default=None, ge=0)
+    server_down_stop_s: float = Field(default=600.0, gt=0)  # a server silent this long stops the run
     rss_limit_gb: float = Field(default=AGENT_LIMITS.rss_limit_bytes / GB, gt=0)
     max_procs: int = Field(default=AGENT_LIMITS.max_procs, ge=1)
     disk_limit_gb: float = Field(default=AGENT_LIMITS.disk_bytes / GB, gt=0)
@@ -143,7 +146,7 @@ def build_spec(settings: RunSettings, work: Suite | WorkKind | None = None,
         timeout_s=settings.timeout_s, runs_root=Path(settings.runs_root),
         work_root=Path(settings.work_root) if settings.work_root else None, pi_path=settings.pi_path,
         keep_work=settings.keep_work, api_key=api_key, isolation=IsolationConfig(mode=settings.isolation),
-        server_slots=settings.server_slots,
+        server_slots=settings.server_slots, server_down_stop_s=settings.server_down_stop_s,
         limits=AGENT_LIMITS.with_(rss_limit_bytes=int(settings.rss_limit_gb * GB), max_procs=settings.max_procs,
                                   disk_bytes=int(settings.disk_limit_gb * GB)))
     return spec, kind
@@ -165,11 +168,32 @@ class RunOutcome:
     stored: dict[str, int] = field(default_factory=dict)
 
 
+def await_server(spec: RunSpec, say: Callable[[str], None] | None = None) -> None:
+    """Before a run with work to do: wait for its server, saying at once (and then every 10 s, with how long it has
+    lasted) when it does not answer; ServerDown after spec.server_down_stop_s with what the probe saw."""
+    if already_done(spec) >= len(plan(spec)):
+        return
+    seen = {}
+
+    def waiting(seconds: float, problem: str) -> None:
+        seen["problem"] = problem
+        if say:
+            say(f"waiting for the server at {spec.url}: {problem}; start it or fix --url"
+                + (f" (waited {seconds:.0f} s of {spec.server_down_stop_s:.0f} s)" if seconds >= 1 else ""))
+
+    if not wait_for_server(spec.url, spec.api_key, timeout_s=spec.server_down_stop_s, on_wait=waiting):
+        raise ServerDown(f"the server at {spec.url} did not answer for {spec.server_down_stop_s:.0f} s "
+                         f"({seen.get('problem', 'no answer')}): start it or fix --url, then run the same command "
+                         "again; nothing was started")
+
+
 def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
-                  store_as: Callable[[RunSpec, ResultsStore], dict[str, int]] | None = None) -> RunOutcome:
-    """Run every attempt without a result, then store the run. What finished is stored even when the run stops
-    with an error (the error is raised afterwards), so SQL and the board agree with the records; the same call
-    later does the rest."""
+                  store_as: Callable[[RunSpec, ResultsStore], dict[str, int]] | None = None,
+                  say: Callable[[str], None] | None = None) -> RunOutcome:
+    """Wait for the server (saying so through `say`), run every attempt without a result, then store the run.
+    What finished is stored even when the run stops with an error (the error is raised afterwards), so SQL and
+    the board agree with the records; the same call later does the rest."""
+    await_server(spec, say)
     runner = Runner(spec, kind, on_result=on_result)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
     try:

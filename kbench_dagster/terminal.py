@@ -9,6 +9,7 @@ included, is left alone.
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 
 
@@ -37,3 +38,8 @@ def visible(text: object, layout: bool = True) -> str:
     if not layout:
         return _line(text, "")
     return "\n".join(_line(line, "\t") for line in text.split("\n"))
+
+
+def say(text: str) -> None:
+    """A line for the operator on stderr (tables go to stdout), escaped like everything else shown."""
+    print(visible(text, layout=False), file=sys.stderr, flush=True)

@@ -17,7 +17,7 @@ from kbench_dagster import service
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.textjobs import textjobs_document, validate_textjobs
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
-from kbench_dagster.terminal import visible
+from kbench_dagster.terminal import say, visible
 from sandbox.chatwork.textjobs import NAME, TextJobs
 from sandbox.engine.spec import API_AGENT, server_slots_of
 from sandbox.servers.probe import fetch_json
@@ -42,7 +42,7 @@ def cmd_textjobs(args) -> int:
     settings = service.settings_of(
         run_id=run_id, model=model, url=args.url, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),
         conds=args.conds, seeds=list(range(1, args.seeds + 1)), workers=args.parallel, timeout_s=args.timeout,
-        runs_root=args.runs, work_root=args.work, server_slots=args.server_slots)
+        runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots)
     spec, kind = service.build_spec(settings, kind, api_key=api_key)
     slots = server_slots_of(spec)
     spec = replace(spec, server_slots=slots.slots if slots else 0)
@@ -62,7 +62,7 @@ def cmd_textjobs(args) -> int:
             print(f"infra    {r['task']:22} s{r['seed']}  {visible(r.get('infra_error') or '', layout=False)[:80]}",
                   file=sys.stderr, flush=True)
 
-    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show)
+    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show, say=say)
     labels = {j.id: list(j.spec.labels or []) for j in kind.jobs}
     # this command's items and seeds only: the same run may hold more from an earlier, wider command
     doc = textjobs_document(Path(args.runs) / run_id, labels, {u.id for u in units}, set(range(1, args.seeds + 1)))
@@ -98,4 +98,6 @@ def add_textjobs_parser(sub) -> None:
     s.add_argument("--work", help="work folder root (default ~/kbench-work)")
     s.add_argument("--db", default=str(DEFAULT_DB))
     s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
+    s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
+                   help="how long the run waits for a server that does not answer before it stops (default 600)")
     s.set_defaults(func=cmd_textjobs)

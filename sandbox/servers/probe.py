@@ -6,6 +6,7 @@ import json
 import time
 import urllib.error
 import urllib.request
+from typing import Callable
 
 
 def _root(url: str) -> str:
@@ -18,25 +19,45 @@ def fetch_json(url: str, api_key: str | None = None, timeout: float = 5.0):
         return json.loads(resp.read().decode("utf-8", "replace"))
 
 
-def server_up(url: str, api_key: str | None = None) -> bool:
-    """True when /health (llama.cpp style) or /v1/models answers."""
+def server_problem(url: str, api_key: str | None = None) -> str | None:
+    """None when /health (llama.cpp style) or /v1/models answers; else what went wrong, in a few words."""
+    problem = "no answer"
     for probe in (_root(url) + "/health", url.rstrip("/") + "/models"):
         try:
             fetch_json(probe, api_key, timeout=3.0)
-            return True
-        except (urllib.error.URLError, OSError, ValueError):
-            continue
-    return False
+            return None
+        except urllib.error.HTTPError as exc:
+            problem = f"HTTP {exc.code} from {probe}"
+        except urllib.error.URLError as exc:
+            problem = str(getattr(exc.reason, "strerror", None) or exc.reason).lower()
+        except (OSError, ValueError) as exc:
+            problem = str(exc) or type(exc).__name__
+    return problem
 
 
-def wait_for_server(url: str, api_key: str | None = None, timeout_s: float = 60.0, poll_s: float = 1.0) -> bool:
-    deadline = time.monotonic() + timeout_s
+def server_up(url: str, api_key: str | None = None) -> bool:
+    return server_problem(url, api_key) is None
+
+
+def wait_for_server(url: str, api_key: str | None = None, timeout_s: float = 60.0, poll_s: float = 1.0,
+                    on_wait: Callable[[float, str], None] | None = None, say_every_s: float = 10.0,
+                    clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> bool:
+    """Probe until the server answers (True) or timeout_s passes (False). on_wait(seconds waited, problem) is
+    called at the first failed probe, at once, and then every say_every_s, so a user hears of a wrong URL
+    within one probe instead of after the whole wait."""
+    start = clock()
+    said = None
     while True:
-        if server_up(url, api_key):
+        problem = server_problem(url, api_key)
+        if problem is None:
             return True
-        if time.monotonic() >= deadline:
+        waited = clock() - start
+        if on_wait and (said is None or waited - said >= say_every_s):
+            on_wait(waited, problem)
+            said = waited
+        if waited >= timeout_s:
             return False
-        time.sleep(poll_s)
+        sleep(poll_s)
 
 
 def describe_server(url: str, api_key: str | None = None) -> dict:
