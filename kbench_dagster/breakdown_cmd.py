@@ -17,9 +17,9 @@ from pathlib import Path
 from kbench_dagster import service
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import ResultsStore
 from kbench_dagster.terminal import say
-from kbench_dagster.textjobs_cmd import _model_of
+from kbench_dagster.textjobs_cmd import _model_of, add_language_options
 from sandbox.chatwork.breakdown import KINDS, WAYS
 from sandbox.engine.spec import API_AGENT, server_slots_of
 from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs
@@ -96,24 +96,11 @@ def cmd_breakdown(args) -> int:
 def add_breakdown_parser(sub) -> None:
     s = sub.add_parser("breakdown", help="five jobs of language and exact work, each three ways: an agent task, "
                                          "one prompt, one question per item")
-    s.add_argument("out", metavar="OUT.json")
-    s.add_argument("--url", default=service.DEFAULT_URL)
-    s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
-    s.add_argument("--only", help="jobs, comma-separated (default: every job)")
-    s.add_argument("--limit", type=int, help="the first K items of each job, for a quick look")
+    add_language_options(s, 600.0, "unit")
     s.add_argument("--agent-runs", type=int, default=1, help="repetitions of the agent way (0: leave it out)")
     s.add_argument("--api-runs", type=int, default=1, help="repetitions of the two chat ways (0: leave them out)")
     s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
     s.add_argument("--pi", help="pi's node_modules folder or binary (default: the pinned one in the repository)")
     s.add_argument("--prompts", choices=list(WORDINGS), default="tested",
                    help="tested (refined wording, default) or first (the plain first wording)")
-    s.add_argument("--conds", default="base")
-    s.add_argument("--parallel", type=int, default=1, help="units at once (the server's slots still bound it)")
-    s.add_argument("--timeout", type=float, default=600.0, help="seconds per unit; past it the unit is timeout")
-    s.add_argument("--runs", default="runs")
-    s.add_argument("--work", help="work folder root (default ~/kbench-work)")
-    s.add_argument("--db", default=str(DEFAULT_DB))
-    s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
-    s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
-                   help="how long the run waits for a server that does not answer before it stops (default 600)")
     s.set_defaults(func=cmd_breakdown)

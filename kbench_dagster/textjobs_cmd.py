@@ -81,23 +81,29 @@ def cmd_textjobs(args) -> int:
     return 0
 
 
-def add_textjobs_parser(sub) -> None:
-    s = sub.add_parser("textjobs", help="short text jobs through the chat API (classification, fixes, tables, "
-                                        "notes, news); figures per job to OUT.json")
+def add_language_options(s, timeout_s: float, unit: str) -> None:
+    """The options `kbench textjobs` and `kbench breakdown` share: where the server is, which jobs, where it goes."""
     s.add_argument("out", metavar="OUT.json")
     s.add_argument("--url", default=service.DEFAULT_URL)
     s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
     s.add_argument("--only", help="jobs, comma-separated (default: every job)")
     s.add_argument("--limit", type=int, help="the first K items of each job, for a quick look")
-    s.add_argument("--parallel", type=int, default=1, help="requests at once (the server's slots still bound it)")
-    s.add_argument("--seeds", type=int, default=1)
+    s.add_argument("--parallel", type=int, default=1, help=f"{unit}s at once (the server's slots still bound it)")
     s.add_argument("--conds", default="base", help="conditions (output cap and thinking), default base")
-    s.add_argument("--timeout", type=float, default=300.0, help="seconds per reply; past it the item is timeout")
-    s.add_argument("--run-id", help="default textjobs-MODEL: the same command resumes that run")
+    s.add_argument("--timeout", type=float, default=timeout_s,
+                   help=f"seconds per {unit} (default {timeout_s:g}); past it the {unit} is timeout")
     s.add_argument("--runs", default="runs")
     s.add_argument("--work", help="work folder root (default ~/kbench-work)")
     s.add_argument("--db", default=str(DEFAULT_DB))
     s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
     s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
                    help="how long the run waits for a server that does not answer before it stops (default 600)")
+
+
+def add_textjobs_parser(sub) -> None:
+    s = sub.add_parser("textjobs", help="short text jobs through the chat API (classification, fixes, tables, "
+                                        "notes, news); figures per job to OUT.json")
+    add_language_options(s, 300.0, "reply")
+    s.add_argument("--seeds", type=int, default=1)
+    s.add_argument("--run-id", help="default textjobs-MODEL: the same command resumes that run")
     s.set_defaults(func=cmd_textjobs)

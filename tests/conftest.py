@@ -1,7 +1,10 @@
 import os
 import shutil
+import signal
+import subprocess
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 # Tests never write into the user's results database or board: every default points at a throwaway folder.
@@ -158,3 +161,16 @@ def server():
 
     with ScriptedServer(persona="oracle", port=0) as srv:
         yield srv
+
+
+def kill_mid_run(cmd: list[str], run_dir: Path, at_least: int = 5, pattern: str = "*/*/s1/result.json") -> int:
+    """Start a kbench command in its own session, SIGKILL the whole session once `at_least` results exist, and
+    return how many results the killed run left."""
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60  # a safety stop: the assertions below are on counts, never on time
+    while len(list(run_dir.glob(pattern))) < at_least and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return len(list(run_dir.glob(pattern)))

@@ -3,7 +3,6 @@
 import getpass
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import REPO, needs_bwrap
+from conftest import REPO, kill_mid_run, needs_bwrap
 
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner
@@ -207,15 +206,8 @@ def test_kill_mid_run_then_rerun_gives_exactly_one_result_each(tmp_path):
         cmd = [sys.executable, "-m", "kbench_dagster.cli", "run", "k", "--model", srv.model_id, "--url", srv.url,
                "--agent", "builtin", "--conds", "base,think", "--tasks", tasks, "--workers", "2",
                "--server-slots", "0", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work")]
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
         run_dir = tmp_path / "runs" / "k"
-        deadline = time.monotonic() + 60
-        while len(list(run_dir.glob("*/*/s1/result.json"))) < 5 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        before = len(list(run_dir.glob("*/*/s1/result.json")))
+        before = kill_mid_run(cmd, run_dir)
         assert 5 <= before < 20, "the kill should land in the middle of the run"
         again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr[-2000:]

@@ -2,14 +2,11 @@
 run loop against the scripted personas (oracle 100%, null 0%, noisy at its set share)."""
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from conftest import REPO
+from conftest import REPO, kill_mid_run
 
 from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
@@ -178,15 +175,8 @@ def test_a_killed_run_resumes_with_exactly_one_reply_per_item(tmp_path):
         cmd = [sys.executable, "-m", "kbench_dagster.cli", "textjobs", str(tmp_path / "out.json"), "--url", srv.url,
                "--limit", "4", "--parallel", "2", "--server-slots", "0", "--runs", str(tmp_path / "runs"),
                "--work", str(tmp_path / "work"), "--db", str(tmp_path / "t.duckdb")]
-        proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
         run_dir = tmp_path / "runs" / "textjobs-scripted-oracle"
-        deadline = time.monotonic() + 60
-        while len(list(run_dir.glob("*/*/s1/result.json"))) < 5 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        before = len(list(run_dir.glob("*/*/s1/result.json")))
+        before = kill_mid_run(cmd, run_dir)
         assert 5 <= before < 20, "the kill should land in the middle of the run"
         again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr[-2000:]
