@@ -134,7 +134,7 @@ def run_settings(args) -> service.RunSettings:
         timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
         isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
         max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading,
-        server_down_stop_s=args.server_wait)
+        server_down_stop_s=args.server_wait, latency_budget_s=args.latency_budget)
 
 
 def cmd_run(args) -> int:
@@ -249,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=1, help="agents at once (the server needs as many slots)")
     s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
                    help="how long the run waits for a server that does not answer before it stops (default 600)")
+    s.add_argument("--latency-budget", type=float, metavar="S",
+                   help="agent seconds per attempt inside which a pass counts as usable (default by tier: easy 120, "
+                        "medium 300, hard 600, terminal 300; 0: none); a pass over it stays a pass in pass@1")
     s.add_argument("--server-slots", type=int, metavar="N",
                    help="sessions at once against this server, counted across every kbench run and Dagster run on "
                         "this machine (default: what the server reports at /props, e.g. llama.cpp's --parallel; "

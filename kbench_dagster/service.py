@@ -74,6 +74,7 @@ class RunSettings(BaseModel):
     isolation: Literal["auto", "bwrap", "none"] = "auto"
     server_slots: int | None = Field(default=None, ge=0)
     server_down_stop_s: float = Field(default=600.0, gt=0)  # a server silent this long stops the run
+    latency_budget_s: float | None = Field(default=None, ge=0)  # None: the tier's default; 0: no budget
     rss_limit_gb: float = Field(default=AGENT_LIMITS.rss_limit_bytes / GB, gt=0)
     max_procs: int = Field(default=AGENT_LIMITS.max_procs, ge=1)
     disk_limit_gb: float = Field(default=AGENT_LIMITS.disk_bytes / GB, gt=0)
@@ -147,6 +148,7 @@ def build_spec(settings: RunSettings, work: Suite | WorkKind | None = None,
         work_root=Path(settings.work_root) if settings.work_root else None, pi_path=settings.pi_path,
         keep_work=settings.keep_work, api_key=api_key, isolation=IsolationConfig(mode=settings.isolation),
         server_slots=settings.server_slots, server_down_stop_s=settings.server_down_stop_s,
+        latency_budget_s=settings.latency_budget_s,
         limits=AGENT_LIMITS.with_(rss_limit_bytes=int(settings.rss_limit_gb * GB), max_procs=settings.max_procs,
                                   disk_bytes=int(settings.disk_limit_gb * GB)))
     return spec, kind

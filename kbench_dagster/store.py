@@ -29,7 +29,8 @@ ATTEMPT_COLUMNS = {
     "input_tokens": "BIGINT", "output_tokens": "BIGINT", "cutoffs": "INTEGER", "tool_calls": "INTEGER",
     "native_calls": "INTEGER", "text_calls": "INTEGER", "tool_errors": "INTEGER", "tool_format_errors": "INTEGER",
     "watchdog_kills": "INTEGER", "test_kills": "INTEGER", "outside_writes": "INTEGER", "false_claim": "BOOLEAN",
-    "agent_timeout": "BOOLEAN", "stop_reason": "VARCHAR", "server_error": "VARCHAR", "detail": "VARCHAR",
+    "agent_timeout": "BOOLEAN", "over_budget": "BOOLEAN", "latency_budget_s": "DOUBLE",
+    "stop_reason": "VARCHAR", "server_error": "VARCHAR", "detail": "VARCHAR",
     "final_message": "VARCHAR", "suite_fingerprint": "VARCHAR", "isolation": "VARCHAR", "server_url": "VARCHAR",
     "started_at": "TIMESTAMP", "finished_at": "TIMESTAMP", "record_path": "VARCHAR",
 }
@@ -59,6 +60,8 @@ CREATE TABLE IF NOT EXISTS kernel_gradings (
     torch VARCHAR, triton VARCHAR, turns INTEGER, tool_calls INTEGER, tool_format_errors INTEGER,
     duration_s DOUBLE, started_at TIMESTAMP, finished_at TIMESTAMP);
 -- columns added since the first release: files made before gain them on open
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS over_budget BOOLEAN;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS latency_budget_s DOUBLE;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS outcome VARCHAR;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS correct BOOLEAN;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS suite_fingerprint VARCHAR;

@@ -48,7 +48,8 @@ COUNTS_SQL = f"""
 WITH g AS ({GRADINGS_SQL}),
 r AS (
     SELECT a.model, a.agent, a.condition, COALESCE(a.server_url, '?') AS server, a.run_id, a.task, a.category,
-           a.tier, a.seed, a.agent_timeout, a.duration_s, a.turns, a.input_tokens, a.output_tokens, a.cutoffs,
+           a.tier, a.seed, a.agent_timeout, a.over_budget, a.duration_s, a.turns, a.input_tokens, a.output_tokens,
+           a.cutoffs,
            a.tool_errors, a.tool_format_errors, a.watchdog_kills, a.outside_writes, a.false_claim,
            a.suite_fingerprint, COALESCE(g.outcome, a.outcome) AS outcome
     FROM attempts a LEFT JOIN g USING (run_id, condition, task, seed))
@@ -59,9 +60,10 @@ SELECT model, agent, condition, server, run_id, task,
        count(*) FILTER (WHERE outcome = 'infra') AS infra,
        count(*) FILTER (WHERE outcome = 'skipped') AS skipped,
        count(*) FILTER (WHERE outcome <> 'skipped') AS attempts,
-       count(*) FILTER (WHERE outcome = 'pass' AND NOT COALESCE(agent_timeout, false)) AS usable,
+       count(*) FILTER (WHERE outcome = 'pass' AND NOT COALESCE(agent_timeout, false)
+                        AND NOT COALESCE(over_budget, false)) AS usable,
        count(*) FILTER (WHERE outcome IN {SCORED_SQL} AND outcome <> 'timeout'
-                        AND NOT COALESCE(agent_timeout, false)) AS completed,
+                        AND NOT COALESCE(agent_timeout, false) AND NOT COALESCE(over_budget, false)) AS completed,
        -- per seed, as bits (seeds 0..62; a list per row costs the board its time budget): scored, and passed
        bit_or(CASE WHEN seed BETWEEN 0 AND 62 THEN 1::BIGINT << seed END) FILTER (WHERE outcome IN {SCORED_SQL})
            AS seeds_scored,

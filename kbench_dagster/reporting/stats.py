@@ -82,8 +82,8 @@ def _new_task(task: str, category: str | None, tier: str | None) -> dict:
 
 
 def task_table(rows: Iterable[dict]) -> dict[str, dict]:
-    """Per task: n scored runs, c passes, infra failures, attempts (scored + infra), usable passes (inside the
-    agent's time budget), completed runs (inside the budget, no infra, no test timeout), and seed -> 0/1."""
+    """Per task: n scored runs, c passes, infra failures, attempts (scored + infra), usable passes (no agent
+    timeout, inside the latency budget), completed runs (the same, no infra, no test timeout), and seed -> 0/1."""
     table: dict[str, dict] = {}
     for r in rows:
         t = table.get(r["task"]) or table.setdefault(r["task"], _new_task(r["task"], r.get("category"), r.get("tier")))
@@ -98,8 +98,8 @@ def task_table(rows: Iterable[dict]) -> dict[str, dict]:
         passed = outcome == "pass"
         t["n"] += 1
         t["c"] += passed
-        in_time = not r.get("agent_timeout") and outcome != "timeout"
-        t["usable"] += passed and not r.get("agent_timeout")
+        in_time = not r.get("agent_timeout") and not r.get("over_budget") and outcome != "timeout"
+        t["usable"] += passed and not r.get("agent_timeout") and not r.get("over_budget")
         t["completed"] += in_time
         if r.get("seed") is not None:
             t["seeds"][int(r["seed"])] = int(passed)

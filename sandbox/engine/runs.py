@@ -36,7 +36,8 @@ from task_defs.vocabulary import PENDING
 MAX_REQUEUES = 5
 RESULT = "result.json"
 RESULT_DEFAULTS = {"outcome": None, "infra": False, "infra_error": None, "detail": "", "test_duration_s": 0.0,
-                   "agent_timeout": False, "false_claim": False, "test_kills": 0, "files_left_out": [],
+                   "agent_timeout": False, "over_budget": False, "latency_budget_s": None,
+                   "false_claim": False, "test_kills": 0, "files_left_out": [],
                    "requeues": 0, "harness_error": None}
 HARNESS_ERROR = "harness error"  # how infra_error begins when our own code failed, not the server
 
@@ -314,11 +315,13 @@ class Runner:
         full = ran_full(self._places())
         if full:  # the hidden test's verdict cannot be trusted: no result, so the next run redoes the attempt
             raise DiskFull(f"{full} (while grading {a.key})")
+        budget = self.spec.budget_for(job.base.get("tier"))
         left_out = copy_final_files(workdir, partial / "workdir")
         if not self.spec.keep_work:
             remove_tree(workdir, ignore_errors=True)
         result = {**job.base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
                   "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
+                  "latency_budget_s": budget, "over_budget": budget is not None and stats.duration_s > budget,
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": _test_kills(g.session),
                   "files_left_out": left_out, "requeues": _requeued(job.dest), **g.extra}

@@ -24,6 +24,10 @@ from sandbox.isolation.diskspace import RESERVE_BYTES
 from sandbox.isolation.limits import AGENT_LIMITS, Limits
 from sandbox.servers.probe import describe_server
 
+# Seconds of agent time per attempt, by tier, inside which a pass counts as usable: a small model that needs half an
+# hour for an easy task passes it, but nobody would wait for it.
+LATENCY_BUDGETS = {"easy": 120.0, "medium": 300.0, "hard": 600.0, "terminal": 300.0}
+
 
 @dataclass
 class RunSpec:
@@ -59,6 +63,14 @@ class RunSpec:
     # The run stops (nothing more is started, finished attempts are kept) once the server has not answered for this
     # long, instead of waiting server_wait_s for every remaining attempt and recording each as infra.
     server_down_stop_s: float = 600.0
+    # The agent's time an attempt may take and still count as usable (klbench's latency budget): None, the tier's
+    # default (LATENCY_BUDGETS); 0, no budget. A pass over budget stays a pass; usability and completion drop it.
+    latency_budget_s: float | None = None
+
+    def budget_for(self, tier: str | None) -> float | None:
+        if self.latency_budget_s is not None:
+            return self.latency_budget_s or None
+        return LATENCY_BUDGETS.get(tier or "")
 
     def room_needed(self) -> int:
         """Free bytes an attempt needs to start (min_free_bytes, or the session's disk budget plus the reserve)."""
@@ -71,7 +83,7 @@ class RunSpec:
             "tool_format": self.tool_format if self.agent == "builtin" else None,
             "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
             "seeds": self.seed_list or self.seeds, "workers": self.workers, "server_slots": self.server_slots,
-            "timeout_s": self.timeout_s,
+            "timeout_s": self.timeout_s, "latency_budget_s": self.latency_budget_s,
             "keep_work": self.keep_work, "defer_grading": self.defer_grading, "api_key_set": bool(self.api_key),
             "limits": asdict(self.limits), "isolation": self.isolation.resolve(),
             # each session runs as its own uid of this range (sandbox/isolation/uids.py)
