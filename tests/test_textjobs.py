@@ -186,3 +186,13 @@ def test_a_killed_run_resumes_with_exactly_one_reply_per_item(tmp_path):
     doc = json.loads((tmp_path / "out.json").read_text())
     assert all(f["passed"] == 4 for f in doc["jobs"].values())
     assert ResultsStore(tmp_path / "t.duckdb").query("SELECT count(*) FROM textjob_replies")[1] == [(20,)]
+
+
+def test_macro_f1_counts_only_the_labels_a_slice_meets():
+    from task_defs.textjobs.metrics import macro_f1
+
+    labels = BY_ID["tickets"].spec.labels
+    pairs = [("billing", "billing"), ("shipping", "technical"), ("account", None)]
+    # billing 1.0; technical, shipping, account 0.0; feedback never met: not a free 1.0
+    assert macro_f1(pairs, labels) == 0.25
+    assert macro_f1([("billing", "billing")], labels) == 1.0 and macro_f1([], labels) is None

@@ -16,15 +16,17 @@ def _ratio(a: float, b: float) -> float | None:
 
 
 def macro_f1(pairs: list[tuple[str, str | None]], labels: list[str]) -> float | None:
-    """Mean F1 over the labels; (expected, predicted) pairs, predicted None for an invalid reply."""
-    if not pairs:
+    """Mean F1 over the labels that occur among the expected or predicted ones (a label a slice never meets is not
+    a free 1.0); (expected, predicted) pairs, predicted None for an invalid reply."""
+    seen = [lab for lab in labels if any(lab in pair for pair in pairs)]
+    if not seen:
         return None
     f1s = []
-    for lab in labels:
+    for lab in seen:
         tp = sum(e == lab and p == lab for e, p in pairs)
         fp = sum(e != lab and p == lab for e, p in pairs)
         fn = sum(e == lab and p != lab for e, p in pairs)
-        f1s.append(2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 1.0)
+        f1s.append(2 * tp / (2 * tp + fp + fn))
     return round(sum(f1s) / len(f1s), 4)
 
 
