@@ -19,7 +19,7 @@ from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
 from kbench_dagster.store import ResultsStore
 from kbench_dagster.terminal import say
-from kbench_dagster.textjobs_cmd import _model_of, add_language_options
+from kbench_dagster.textjobs_cmd import add_language_options, model_of_server
 from sandbox.chatwork.breakdown import KINDS, WAYS
 from sandbox.engine.spec import API_AGENT, server_slots_of
 from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs
@@ -46,7 +46,7 @@ def cmd_breakdown(args) -> int:
     if args.agent_runs < 0 or args.api_runs < 0 or args.agent_runs + args.api_runs == 0:
         raise ValueError("--agent-runs and --api-runs are counts of repetitions (0 leaves a way out, not both)")
     api_key = service.cli_api_key()
-    model = args.model or _model_of(args.url, api_key)
+    model = args.model or model_of_server(args.url, api_key)
     jobs = _jobs(args.only, args.limit)
     store = ResultsStore(args.db)
     repeats = {"agent": args.agent_runs, "prompt": args.api_runs, "item": args.api_runs}

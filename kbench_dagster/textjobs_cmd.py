@@ -23,7 +23,7 @@ from sandbox.engine.spec import API_AGENT, server_slots_of
 from sandbox.servers.probe import fetch_json
 
 
-def _model_of(url: str, api_key: str | None) -> str:
+def model_of_server(url: str, api_key: str | None) -> str:
     """The server's first model id, for a run without --model."""
     try:
         data = fetch_json(url.rstrip("/") + "/models", api_key)["data"]
@@ -35,7 +35,7 @@ def _model_of(url: str, api_key: str | None) -> str:
 
 def cmd_textjobs(args) -> int:
     api_key = service.cli_api_key()
-    model = args.model or _model_of(args.url, api_key)
+    model = args.model or model_of_server(args.url, api_key)
     kind = TextJobs()
     units = kind.select(args.only, args.limit)
     run_id = args.run_id or "textjobs-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)

@@ -61,7 +61,8 @@ def textjob_figures(store: ResultsStore) -> dict[str, dict[str, dict]]:
     out: dict[str, dict[str, dict]] = defaultdict(dict)
     for (model, job), rows in by.items():
         family = rows[0]["family"]
-        labels = sorted({r["expected"] for r in rows if r["expected"]})
+        # every label met, expected or replied: the same macro-F1 as OUT.json's over the job's declared labels
+        labels = sorted({r[k] for r in rows for k in ("expected", "predicted") if r[k]})
         fig = job_figures(family, rows, labels)
         per_item: dict[str, list[bool]] = defaultdict(list)
         for r in rows:
