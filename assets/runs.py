@@ -40,7 +40,8 @@ def cell_settings(model_key: str, cell: str, kind, model_id: str, endpoint, agen
         seeds=[seed], workers=min(agent.workers, endpoint.slots or agent.workers), timeout_s=agent.timeout_s,
         runs_root=agent.runs_root, work_root=str(sandbox.work_path()), pi_path=agent.pi_path or None,
         keep_work=agent.keep_work, isolation=sandbox.isolation, server_slots=endpoint.slots,
-        rss_limit_gb=agent.rss_limit_gb, max_procs=agent.max_procs, disk_limit_gb=agent.disk_limit_gb)
+        rss_limit_gb=agent.rss_limit_gb, max_procs=agent.max_procs, disk_limit_gb=agent.disk_limit_gb,
+        endpoint=endpoint.name, **endpoint.declared)
 
 
 def _outcomes(store: ResultsStore, key: str, table: str) -> list[tuple]:

@@ -1,6 +1,6 @@
 """The score of a kernel that passed the gate, and the audit of its times: above the device's physical peak is
-rejected; near that peak, far faster than the eager reference, or far slower on the grader's own clock than
-reported is flagged for a person to look at."""
+rejected; near that peak is flagged for a person to look at, and on a GPU also far faster than the eager reference
+or far slower on the grader's own clock than reported."""
 
 from __future__ import annotations
 
@@ -34,7 +34,10 @@ def audit(result: dict, task: KernelTask, dev: str, round_trip_s: float) -> tupl
                                       f"device's physical peak {pk:.1f} {task.unit}"), None
         if any(s["achieved"] > FLAG_PEAK_FRACTION * pk for s in result["shapes"]):
             result["flags"].append(f"above {FLAG_PEAK_FRACTION:.0%} of the physical peak ({pk:.1f} {task.unit})")
-    fast = [s for s in result["shapes"] if s["speedup_vs_eager"] > FLAG_EAGER_SPEEDUP]
+    # Two medians taken at different moments: on a shared CPU a few descheduled eager samples (the CPU config takes
+    # 4) make an honest kernel look 60x faster (seen beside a busy test run), so like the clock check below this
+    # flag is raised only on a GPU, where gradings run one at a time. Correctness and the peak do not move with load.
+    fast = [s for s in result["shapes"] if dev == "cuda" and s["speedup_vs_eager"] > FLAG_EAGER_SPEEDUP]
     if fast:
         result["flags"].append(f"{fast[0]['speedup_vs_eager']:.1f}x faster than the eager reference on "
                                f"{fast[0]['shape']}")

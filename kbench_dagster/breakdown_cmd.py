@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.endpoints_cmd import endpoint_settings
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
 from kbench_dagster.store import ResultsStore
@@ -46,9 +47,10 @@ def cmd_breakdown(args) -> int:
     if args.agent_runs < 0 or args.api_runs < 0 or args.agent_runs + args.api_runs == 0:
         raise ValueError("--agent-runs and --api-runs are counts of repetitions (0 leaves a way out, not both)")
     api_key = service.cli_api_key()
-    model = args.model or model_of_server(args.url, api_key)
-    jobs = _jobs(args.only, args.limit)
     store = ResultsStore(args.db)
+    where = endpoint_settings(args, store)
+    model = args.model or model_of_server(where["url"], api_key)
+    jobs = _jobs(args.only, args.limit)
     repeats = {"agent": args.agent_runs, "prompt": args.api_runs, "item": args.api_runs}
     runs, other = {}, {}
     for way in WAYS:
@@ -59,11 +61,11 @@ def cmd_breakdown(args) -> int:
         if not repeats[way]:
             continue
         settings = service.settings_of(
-            run_id=run_id, model=model, url=args.url, agent=args.agent if way == "agent" else API_AGENT,
+            run_id=run_id, model=model, agent=args.agent if way == "agent" else API_AGENT,
             suite=kind.name, tasks=",".join(u.id for u in kind.units), conds=args.conds,
             seeds=list(range(1, repeats[way] + 1)), workers=args.parallel, timeout_s=args.timeout,
             runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, pi_path=args.pi,
-            server_slots=args.server_slots)
+            server_slots=args.server_slots, **where)
         spec, kind = service.build_spec(settings, kind, api_key=api_key)
         slots = server_slots_of(spec)
         spec = replace(spec, server_slots=slots.slots if slots else 0)
@@ -75,7 +77,7 @@ def cmd_breakdown(args) -> int:
         bar = Progress(total - done_before, way)
         service.run_and_store(spec, kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"), say=say)
         runs[way] = Path(args.runs) / run_id
-    doc = breakdown_document(model, args.url, args.prompts, runs, other, {w: repeats[w] for w in runs},
+    doc = breakdown_document(model, where["url"], args.prompts, runs, other, {w: repeats[w] for w in runs},
                              {j.id for j in jobs})
     validate_breakdown(doc)
     out = Path(args.out)

@@ -15,6 +15,8 @@ from gpu.cli import add_kernels_parser
 from kbench_dagster import service
 from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster.breakdown_cmd import add_breakdown_parser
+from kbench_dagster.endpoints_cmd import add_endpoint_options, add_endpoints_parser, endpoint_settings
+from kbench_dagster.importer import add_import_parser
 from kbench_dagster.progress import Progress
 from kbench_dagster.registry_cmd import add_registry_parsers
 from kbench_dagster.reporting import commands, loaders, tables
@@ -128,13 +130,21 @@ def cmd_validate(args) -> int:
 def run_settings(args) -> service.RunSettings:
     """`kbench run`'s options as the service's typed settings (one place decides what each option means)."""
     return service.settings_of(
-        run_id=args.run_id, model=args.model, url=args.url, agent=args.agent, tool_format=args.tool_format,
+        run_id=args.run_id, model=args.model, agent=args.agent, tool_format=args.tool_format,
         suite=args.suite, tasks=args.tasks, conds=args.conds, thinking=args.thinking, max_tokens=args.max_tokens,
         extension=args.extension, seeds=list(range(1, args.seeds + 1)), workers=args.workers,
         timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
         isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
         max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading,
-        server_down_stop_s=args.server_wait, latency_budget_s=args.latency_budget)
+        server_down_stop_s=args.server_wait, latency_budget_s=args.latency_budget,
+        **endpoint_settings(args, ResultsStore(args.db)))
+
+
+def _endpoint_words(spec) -> str:
+    e = spec.endpoint
+    said = [f"endpoint {e['name']}" if e.get("name") else None, e.get("hardware_class"),
+            spec.conds[0].sampling_label() if spec.conds and spec.conds[0].sampling() else None]
+    return f" ({', '.join(w for w in said if w)})" if any(said) else ""
 
 
 def cmd_run(args) -> int:
@@ -148,7 +158,8 @@ def cmd_run(args) -> int:
     shared = (f"{slots.slots} server slots shared with every run against this URL (--server-slots N sets them)"
               if slots else "server slots not limited (--server-slots 0)")
     print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {args.seeds} seeds = {total}, "
-          f"agent {args.agent}, model {args.model} at {args.url}, {args.workers} workers, {shared}", file=sys.stderr)
+          f"agent {args.agent}, model {args.model} at {spec.url}{_endpoint_words(spec)}, {args.workers} workers, "
+          f"{shared}", file=sys.stderr)
     done_before = service.already_done(spec)
     bar = Progress(total - done_before, "run")
     if done_before:
@@ -187,7 +198,7 @@ def cmd_serve_scripted(args) -> int:
 
     return serve(args.persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
                  suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,
-                 chaos_delay=args.chaos_delay, verbose=args.verbose)
+                 chaos_delay=args.chaos_delay, verbose=args.verbose, ttft_s=args.ttft, token_rate=args.token_rate)
 
 
 def cmd_serve_local(args) -> int:
@@ -242,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("run", help="an agent does the tasks against a model server; each folder is graded")
     s.add_argument("run_id", metavar="RUNID")
     s.add_argument("--model", required=True, help="model id as the server knows it")
-    s.add_argument("--url", default=DEFAULT_URL, help=f"OpenAI-compatible base URL (default {DEFAULT_URL})")
+    s.add_argument("--url", help=f"OpenAI-compatible base URL (default: --endpoint's, else {DEFAULT_URL})")
+    add_endpoint_options(s)
     s.add_argument("--conds", help="conditions, comma-separated (default base,think,base8k)")
     s.add_argument("--tasks", help=tasks_help)
     s.add_argument("--seeds", type=int, default=1)
@@ -292,6 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--slots", type=int, help="requests served at once (default unlimited)")
     s.add_argument("--tool-format", choices=["native", "text"], default="native")
     s.add_argument("--chaos-delay", type=float, default=2.0)
+    s.add_argument("--ttft", type=float, default=0.0, metavar="S",
+                   help="seconds from a request (after --latency) to the first token of the reply (default 0)")
+    s.add_argument("--token-rate", type=float, default=0.0, metavar="R",
+                   help="tokens per second of a reply after its first token (default 0: no pacing, all at once)")
     s.add_argument("--verbose", action="store_true")
     s.set_defaults(func=cmd_serve_scripted)
 
@@ -326,6 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
     add_registry_parsers(sub)  # models add|list|remove, regrade
     add_textjobs_parser(sub)  # the text jobs through the chat API
+    add_endpoints_parser(sub)  # endpoints add|list: servers under names, with their hardware
+    add_import_parser(sub)  # another machine's collect file or run folders
     add_breakdown_parser(sub)  # five jobs three ways
     return p
 

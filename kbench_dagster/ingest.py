@@ -14,7 +14,9 @@ KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 TEXTJOBS = "textjobs"  # sandbox.chatwork.textjobs.NAME: one row per item reply in textjob_replies
 BREAKDOWN = "breakdown-"  # sandbox.chatwork.breakdown kind names: one row per item answer in breakdown_answers
 ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "breakdown_answers", "runs",
-              "events_summary")
+              "events_summary", "requests")
+SPEED_FIELDS = ("stream", "finish", "ttft_s", "total_s", "gen_s", "prompt_tokens", "completion_tokens", "gen_tok_s",
+                "server_prompt_tok_s", "server_gen_tok_s")
 REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
 
 
@@ -27,11 +29,14 @@ def write_key(run_id: str, cell: str) -> str:
     return f"{run_id}/{cell}"
 
 
-def _events_summary(path: Path) -> dict:
+def _events_summary(path: Path, speed: list[dict]) -> dict:
+    """Counts of an attempt's events; its requests' timings (sandbox/agents/wire.py) go into `speed`."""
     kinds: Counter = Counter()
     size = path.stat().st_size if path.exists() else 0
     for ev in read_events(path):
         kind = ev.get("type")
+        if kind == "speed":
+            speed.append({f: ev.get(f) for f in SPEED_FIELDS})
         if kind == "pi":  # pi's own stream: count by its event types
             inner = ev.get("event", {})
             kind = {"message_end": "reply" if inner.get("message", {}).get("role") == "assistant" else None,
@@ -57,7 +62,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
     url = manifest.get("settings", {}).get("url")
-    attempts, gradings, kernels, texts, answers, events, every = [], [], [], [], [], [], []
+    where = endpoint_fields(manifest)
+    attempts, gradings, kernels, texts, answers, events, every, requests = [], [], [], [], [], [], [], []
     for path in finished_results(run_dir):
         r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
@@ -71,11 +77,15 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
             answers += breakdown_rows(read_result(path))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
-            row.update(server_url=url, record_path=str(path.parent))
+            row.update(server_url=url, record_path=str(path.parent), **where)
             attempts.append(row)
             gradings.append(grading_row(read_result(path)))
+        speed: list[dict] = []
         events.append({"run_id": r["run_id"], "condition": r["condition"], "task": r["task"], "seed": r["seed"],
-                       **_events_summary(path.parent / "events.jsonl")})
+                       **_events_summary(path.parent / "events.jsonl", speed)})
+        requests += [{**{c: r.get(c) for c in ("run_id", "model", "agent", "kind", "condition", "task", "seed")},
+                      "n": n, "server_url": url, "endpoint": where["endpoint"], "engine": where["engine"],
+                      "hardware_class": where["hardware_class"], **timing} for n, timing in enumerate(speed, 1)]
     runs = []
     if every:
         first = every[0]
@@ -86,7 +96,14 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
                      "started_at": min(a["started_at"] for a in every),
                      "finished_at": max(a["finished_at"] for a in every)})
     return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "textjob_replies": texts,
-            "breakdown_answers": answers, "runs": runs, "events_summary": events}
+            "breakdown_answers": answers, "runs": runs, "events_summary": events, "requests": requests}
+
+
+def endpoint_fields(manifest: dict) -> dict:
+    """What every row of a run says of its endpoint (the manifest's record; None for runs made before it)."""
+    e = manifest.get("endpoint") or {}
+    return {"endpoint": e.get("name"), "engine": e.get("engine"), "quant": e.get("quant"),
+            "hardware": e.get("hardware"), "hardware_class": e.get("hardware_class")}
 
 
 def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
@@ -95,8 +112,15 @@ def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, ke
     rows = collect_rows(run_dir, condition, seed)
     counts = store.replace_partition(key, {t: rows[t] for t in tables})
     if (Path(run_dir) / "manifest.json").exists():
-        store.upsert_manifest(json.loads((Path(run_dir) / "manifest.json").read_text()))
+        keep_manifest(store, json.loads((Path(run_dir) / "manifest.json").read_text()))
     return counts
+
+
+def keep_manifest(store: ResultsStore, manifest: dict) -> None:
+    """The run's manifest, and its named endpoint's description as the run found it."""
+    store.upsert_manifest(manifest)
+    if (manifest.get("endpoint") or {}).get("name"):
+        store.save_endpoint(manifest["endpoint"], manifest["settings"]["url"])
 
 
 def cells_of(run_dir: Path) -> list[tuple[str, int]]:
@@ -112,7 +136,7 @@ def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, i
     for condition, seed in cells:
         totals.update(store_cell(store, run_dir, condition, seed, write_key(run_id, cell_of(condition, seed))))
     if not cells and (run_dir / "manifest.json").exists():
-        store.upsert_manifest(json.loads((run_dir / "manifest.json").read_text()))
+        keep_manifest(store, json.loads((run_dir / "manifest.json").read_text()))
     return dict(totals)
 
 

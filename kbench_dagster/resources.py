@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import dagster as dg
@@ -15,6 +15,7 @@ from sandbox.engine.slots import slot_capacity
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB
 from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.hardware import check_hardware_class
 from sandbox.servers.probe import fetch_json
 from task_defs import Suite, load_suite
 
@@ -83,6 +84,23 @@ class Endpoint:
     url: str
     api_key: str | None
     slots: int | None  # None only before ModelEndpoints.get() has asked the server
+    declared: dict = field(default_factory=dict)  # hardware, hardware_class, site as the owner states them
+
+
+def parse_endpoints(spec: str) -> tuple[dict[str, str], dict[str, dict]]:
+    """KBENCH_ENDPOINTS: "name=url[|class[|hardware[|site]]],..." -> (urls, declared per name)."""
+    urls, declared = {}, {}
+    for part in spec.split(","):
+        if "=" not in part:
+            continue
+        name, _, rest = part.partition("=")
+        url, *said = [p.strip() for p in rest.split("|")]
+        name = check_endpoint_name(name.strip())
+        urls[name] = url
+        values = dict(zip(("hardware_class", "hardware", "site"), said))
+        check_hardware_class(values.get("hardware_class") or None)
+        declared[name] = {k: v for k, v in values.items() if v}
+    return urls, declared
 
 
 class ModelEndpoints(dg.ConfigurableResource):
@@ -92,10 +110,13 @@ class ModelEndpoints(dg.ConfigurableResource):
     api_key: str | None = None
     # requests each server takes at once; None: what the server reports at /props (llama.cpp's total_slots), else 1
     slots: int | None = None
+    # per endpoint name: hardware, hardware_class (sandbox/servers/hardware.py), site; boards rank within a class
+    declared: dict[str, dict[str, str]] = {}
 
     def endpoints(self) -> list[Endpoint]:
         """Every configured endpoint; slots stay None where the server is to be asked (get() asks)."""
-        return [Endpoint(name, url, self.api_key, self.slots) for name, url in self.urls.items()]
+        return [Endpoint(name, url, self.api_key, self.slots, self.declared.get(name, {}))
+                for name, url in self.urls.items()]
 
     def get(self, name: str) -> Endpoint:
         """One endpoint with its slots settled: the configured count, else the server's own, else 1."""
@@ -110,13 +131,11 @@ class ModelEndpoints(dg.ConfigurableResource):
 
 
 def endpoints_from_env() -> ModelEndpoints:
-    """KBENCH_ENDPOINTS="name=url,name=url" (default local=http://127.0.0.1:8093/v1); key from KBENCH_API_KEY;
-    KBENCH_SLOTS, else each server's own count at /props, else 1."""
-    spec = os.environ.get("KBENCH_ENDPOINTS", "local=http://127.0.0.1:8093/v1")
-    urls = dict(part.split("=", 1) for part in spec.split(",") if "=" in part)
-    for name in urls:
-        check_endpoint_name(name)
-    return ModelEndpoints(urls=urls, api_key=dg.EnvVar("KBENCH_API_KEY") if os.environ.get("KBENCH_API_KEY") else None,
+    """KBENCH_ENDPOINTS="name=url[|class[|hardware[|site]]],..." (default local=http://127.0.0.1:8093/v1); key
+    from KBENCH_API_KEY; KBENCH_SLOTS, else each server's own count at /props, else 1."""
+    urls, declared = parse_endpoints(os.environ.get("KBENCH_ENDPOINTS", "local=http://127.0.0.1:8093/v1"))
+    return ModelEndpoints(urls=urls, declared=declared,
+                          api_key=dg.EnvVar("KBENCH_API_KEY") if os.environ.get("KBENCH_API_KEY") else None,
                           slots=int(os.environ["KBENCH_SLOTS"]) if os.environ.get("KBENCH_SLOTS") else None)
 
 
@@ -125,6 +144,8 @@ class ScriptedEndpoints(ModelEndpoints):
 
     persona: str = "oracle"
     latency: float = 0.0
+    ttft_s: float = 0.0  # seconds to the first token of each reply (after latency)
+    token_rate: float = 0.0  # tokens per second after the first (0: no pacing)
     model_ids: list[str] = []  # extra model ids /v1/models should list (the sensor sees them as releases)
     _server: object = PrivateAttr(default=None)
 
@@ -132,8 +153,9 @@ class ScriptedEndpoints(ModelEndpoints):
         if self._server is None:
             from sandbox.servers.scripted import ScriptedServer
 
-            self._server = ScriptedServer(persona=self.persona, port=0, latency=self.latency).start()
-        return [Endpoint("scripted", self._server.url, None, self.slots)]
+            self._server = ScriptedServer(persona=self.persona, port=0, latency=self.latency,
+                                          ttft_s=self.ttft_s, token_rate=self.token_rate).start()
+        return [Endpoint("scripted", self._server.url, None, self.slots, self.declared.get("scripted", {}))]
 
     def list_models(self, name: str) -> list[str]:
         return super().list_models(name) + list(self.model_ids)

@@ -5,6 +5,7 @@ import dagster as dg
 
 from kbench_dagster.partitions import CELLS, model_key, model_partitions
 from kbench_dagster.resources import ModelEndpoints, ResultsDB
+from sandbox.servers.hardware import endpoint_record
 
 BENCHMARK_JOB = "benchmark"
 # The cells a new release gets without a human step: seed 1 of the default conditions.
@@ -14,8 +15,9 @@ RELEASE_CELLS = [c for c in CELLS if c.endswith(".s1")]
 @dg.sensor(job_name=BENCHMARK_JOB, minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.STOPPED)
 def new_model_release_sensor(context: dg.SensorEvaluationContext, endpoints: ModelEndpoints,
                              results_db: ResultsDB) -> dg.SensorResult | dg.SkipReason:
-    """Polls /v1/models of every endpoint into the models table; every registered model (also those added with
-    `kbench models add`) is a partition MODEL@ENDPOINT, and a new one is benchmarked on seed 1."""
+    """Polls /v1/models of every endpoint into the models table, and its description into endpoints; every
+    registered model (also those added with `kbench models add`) is a partition MODEL@ENDPOINT, and a new one is
+    benchmarked on seed 1."""
     store = results_db.store()
     failures = []
     for ep in endpoints.endpoints():
@@ -26,6 +28,8 @@ def new_model_release_sensor(context: dg.SensorEvaluationContext, endpoints: Mod
             continue
         for model_id in ids:
             store.remember_model(model_key(model_id, ep.name), model_id, ep.name)
+        # what the server says of itself now (engine, build, model file, context...), for `kbench endpoints list`
+        store.save_endpoint(endpoint_record(ep.url, ep.api_key, {"name": ep.name, **ep.declared}), ep.url)
     registered = {m["model_key"]: m for m in store.models()}
     existing = set(context.instance.get_dynamic_partitions(model_partitions.name))
     new_keys = sorted(set(registered) - existing)

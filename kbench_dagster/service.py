@@ -40,6 +40,7 @@ from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB
 from sandbox.isolation.workdirs import default_work_root
+from sandbox.servers.hardware import HardwareClass
 from sandbox.servers.probe import wait_for_server
 from task_defs import Suite, load_suite
 from task_defs.loader import select
@@ -75,6 +76,15 @@ class RunSettings(BaseModel):
     server_slots: int | None = Field(default=None, ge=0)
     server_down_stop_s: float = Field(default=600.0, gt=0)  # a server silent this long stops the run
     latency_budget_s: float | None = Field(default=None, ge=0)  # None: the tier's default; 0: no budget
+    # sampling sent with every request (None: the server's default); attempt k of a task sends sampling_seed + k
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    sampling_seed: int | None = Field(default=None, ge=0)
+    # the endpoint as its owner declares it (sandbox/servers/hardware.py); the run adds what the server says
+    endpoint: str | None = None
+    hardware: str | None = None
+    hardware_class: HardwareClass | None = None
+    site: str | None = None
     rss_limit_gb: float = Field(default=AGENT_LIMITS.rss_limit_bytes / GB, gt=0)
     max_procs: int = Field(default=AGENT_LIMITS.max_procs, ge=1)
     disk_limit_gb: float = Field(default=AGENT_LIMITS.disk_bytes / GB, gt=0)
@@ -142,7 +152,10 @@ def build_spec(settings: RunSettings, work: Suite | WorkKind | None = None,
         run_id=settings.run_id, model=settings.model, url=settings.url, agent=settings.agent,
         tool_format=settings.tool_format, tasks=select_units(kind, settings.tasks),
         defer_grading=settings.defer_grading,
-        conds=select_conditions(settings.conds, settings.thinking, settings.max_tokens, settings.extension),
+        conds=select_conditions(settings.conds, settings.thinking, settings.max_tokens, settings.extension,
+                                settings.temperature, settings.top_p, settings.sampling_seed),
+        endpoint={"name": settings.endpoint, "hardware": settings.hardware, "hardware_class": settings.hardware_class,
+                  "site": settings.site},
         seeds=len(settings.seeds), seed_list=list(settings.seeds), workers=settings.workers,
         timeout_s=settings.timeout_s, runs_root=Path(settings.runs_root),
         work_root=Path(settings.work_root) if settings.work_root else None, pi_path=settings.pi_path,

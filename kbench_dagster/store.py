@@ -30,6 +30,9 @@ ATTEMPT_COLUMNS = {
     "native_calls": "INTEGER", "text_calls": "INTEGER", "tool_errors": "INTEGER", "tool_format_errors": "INTEGER",
     "watchdog_kills": "INTEGER", "test_kills": "INTEGER", "outside_writes": "INTEGER", "false_claim": "BOOLEAN",
     "agent_timeout": "BOOLEAN", "over_budget": "BOOLEAN", "latency_budget_s": "DOUBLE",
+    "sampling": "VARCHAR", "endpoint": "VARCHAR", "engine": "VARCHAR", "quant": "VARCHAR", "hardware": "VARCHAR",
+    "hardware_class": "VARCHAR", "requests": "INTEGER", "ttft_s": "DOUBLE", "gen_tok_s": "DOUBLE",
+    "server_gen_tok_s": "DOUBLE",
     "stop_reason": "VARCHAR", "server_error": "VARCHAR", "detail": "VARCHAR",
     "final_message": "VARCHAR", "suite_fingerprint": "VARCHAR", "isolation": "VARCHAR", "server_url": "VARCHAR",
     "started_at": "TIMESTAMP", "finished_at": "TIMESTAMP", "record_path": "VARCHAR",
@@ -62,6 +65,16 @@ CREATE TABLE IF NOT EXISTS kernel_gradings (
 -- columns added since the first release: files made before gain them on open
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS over_budget BOOLEAN;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS latency_budget_s DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS sampling VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS endpoint VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS engine VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS quant VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS hardware VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS hardware_class VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS requests INTEGER;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ttft_s DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS gen_tok_s DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS server_gen_tok_s DOUBLE;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS outcome VARCHAR;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS correct BOOLEAN;
 ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS suite_fingerprint VARCHAR;
@@ -78,11 +91,20 @@ CREATE TABLE IF NOT EXISTS breakdown_answers (
     partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, way VARCHAR, wording VARCHAR,
     condition VARCHAR, seed INTEGER, job VARCHAR, item VARCHAR, parse VARCHAR, "right" BOOLEAN, outcome VARCHAR,
     infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, answer VARCHAR);
+CREATE TABLE IF NOT EXISTS requests (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, kind VARCHAR, condition VARCHAR,
+    task VARCHAR, seed INTEGER, n INTEGER, stream BOOLEAN, finish VARCHAR, ttft_s DOUBLE, total_s DOUBLE, gen_s DOUBLE,
+    prompt_tokens BIGINT, completion_tokens BIGINT, gen_tok_s DOUBLE, server_prompt_tok_s DOUBLE,
+    server_gen_tok_s DOUBLE, server_url VARCHAR, endpoint VARCHAR, engine VARCHAR, hardware_class VARCHAR);
+CREATE TABLE IF NOT EXISTS endpoints (
+    name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
+    engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
+    slots VARCHAR, sampling_defaults JSON, declared JSON, guessed JSON, described_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """
 TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
-          "breakdown_answers")
+          "breakdown_answers", "requests")
 
 
 class StoreBusy(RuntimeError):
@@ -139,6 +161,29 @@ class ResultsStore:
                 raise
         return counts
 
+    def replace_partitions(self, partitions: dict[str, dict[str, list[dict]]],
+                           manifests: list[dict] = ()) -> dict[str, int]:
+        """Many partitions (each delete-then-insert) and their runs' manifests in one transaction: all or nothing."""
+        counts: dict[str, int] = {}
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for key, tables in partitions.items():
+                    for table, rows in tables.items():
+                        if table not in TABLES:
+                            raise ValueError(f"unknown table {table!r}")
+                        con.execute(f"DELETE FROM {table} WHERE partition_key = ?", [key])
+                        n = self._insert(con, table, [{**r, "partition_key": key} for r in rows])
+                        counts[table] = counts.get(table, 0) + n
+                for m in manifests:
+                    self._put_manifest(con, m)
+                con.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):
+                    con.execute("ROLLBACK")
+                raise
+        return counts
+
     @staticmethod
     def _insert(con, table: str, rows: list[dict]) -> int:
         if not rows:
@@ -150,13 +195,34 @@ class ResultsStore:
         return len(rows)
 
     def upsert_manifest(self, manifest: dict) -> None:
-        s = manifest["settings"]
         with self.connect() as con:
-            con.execute("DELETE FROM manifests WHERE run_id = ?", [manifest["run_id"]])
-            con.execute("INSERT INTO manifests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-                manifest["run_id"], s["model"], s["agent"], s["url"], manifest["suite"]["fingerprint"],
-                manifest.get("created"), json.dumps(manifest["versions"]), json.dumps(manifest.get("gpus", [])),
-                json.dumps(manifest.get("server", {})), json.dumps(s)])
+            self._put_manifest(con, manifest)
+
+    @staticmethod
+    def _put_manifest(con, manifest: dict) -> None:
+        s = manifest["settings"]
+        con.execute("DELETE FROM manifests WHERE run_id = ?", [manifest["run_id"]])
+        con.execute("INSERT INTO manifests VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            manifest["run_id"], s["model"], s["agent"], s["url"], manifest["suite"]["fingerprint"],
+            manifest.get("created"), json.dumps(manifest["versions"]), json.dumps(manifest.get("gpus", [])),
+            json.dumps(manifest.get("server", {})), json.dumps(s)])
+
+    def save_endpoint(self, record: dict, url: str) -> None:
+        """An endpoint's latest description (sandbox/servers/hardware.py endpoint_record) under its name."""
+        cols = ("hardware", "hardware_class", "site", "engine", "engine_version", "build", "model_id", "model_file",
+                "quant", "n_ctx", "slots")
+        with self.connect() as con:
+            con.execute("INSERT OR REPLACE INTO endpoints VALUES (?, ?, " + ", ".join("?" for _ in cols)
+                        + ", ?, ?, ?, now())",
+                        [record["name"], url, *[None if record.get(c) is None else str(record[c]) for c in cols],
+                         json.dumps(record.get("sampling_defaults") or {}), json.dumps(record.get("declared") or []),
+                         json.dumps(record.get("guessed") or [])])
+
+    def endpoints(self) -> list[dict]:
+        with self.connect() as con:
+            cur = con.execute("SELECT * FROM endpoints ORDER BY name")
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, row)) for row in cur.fetchall()]
 
     def remember_model(self, model_key: str, model_id: str, endpoint: str) -> bool:
         """Register a model on an endpoint (the sensor and `kbench models add` both write here); False if it

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.endpoints_cmd import add_endpoint_options, endpoint_settings
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.textjobs import textjobs_document, validate_textjobs
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
@@ -35,21 +36,23 @@ def model_of_server(url: str, api_key: str | None) -> str:
 
 def cmd_textjobs(args) -> int:
     api_key = service.cli_api_key()
-    model = args.model or model_of_server(args.url, api_key)
+    where = endpoint_settings(args, ResultsStore(args.db))
+    model = args.model or model_of_server(where["url"], api_key)
     kind = TextJobs()
     units = kind.select(args.only, args.limit)
     run_id = args.run_id or "textjobs-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
     settings = service.settings_of(
-        run_id=run_id, model=model, url=args.url, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),
+        run_id=run_id, model=model, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),
         conds=args.conds, seeds=list(range(1, args.seeds + 1)), workers=args.parallel, timeout_s=args.timeout,
-        runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots)
+        runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots,
+        **where)
     spec, kind = service.build_spec(settings, kind, api_key=api_key)
     slots = server_slots_of(spec)
     spec = replace(spec, server_slots=slots.slots if slots else 0)
     total = len(spec.tasks) * len(spec.conds) * args.seeds
     jobs = sorted({u.job.id for u in units})
     print(f"textjobs {run_id}: {len(units)} items of {', '.join(jobs)} x {len(spec.conds)} conditions x "
-          f"{args.seeds} seeds = {total} requests, model {model} at {args.url}, {args.parallel} at once"
+          f"{args.seeds} seeds = {total} requests, model {model} at {spec.url}, {args.parallel} at once"
           f"{f', {slots.slots} server slots shared with every run' if slots else ''}", file=sys.stderr)
     done_before = service.already_done(spec)
     if done_before:
@@ -84,7 +87,7 @@ def cmd_textjobs(args) -> int:
 def add_language_options(s, timeout_s: float, unit: str) -> None:
     """The options `kbench textjobs` and `kbench breakdown` share: where the server is, which jobs, where it goes."""
     s.add_argument("out", metavar="OUT.json")
-    s.add_argument("--url", default=service.DEFAULT_URL)
+    s.add_argument("--url", help=f"OpenAI-compatible base URL (default: --endpoint's, else {service.DEFAULT_URL})")
     s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
     s.add_argument("--only", help="jobs, comma-separated (default: every job)")
     s.add_argument("--limit", type=int, help="the first K items of each job, for a quick look")
@@ -98,6 +101,7 @@ def add_language_options(s, timeout_s: float, unit: str) -> None:
     s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
     s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
                    help="how long the run waits for a server that does not answer before it stops (default 600)")
+    add_endpoint_options(s)
 
 
 def add_textjobs_parser(sub) -> None:

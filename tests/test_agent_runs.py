@@ -180,7 +180,9 @@ def test_records_and_manifest(tmp_path):
         assert key in result, key
     assert result["outcome"] == "pass" and result["input_tokens"] > 0 and result["output_tokens"] > 0
     kinds = [json.loads(line)["type"] for line in (rec / "events.jsonl").read_text().splitlines()]
-    assert kinds[:4] == ["prompt", "assistant", "tool_call", "tool_result"] and kinds[-1] == "assistant"
+    # each reply is followed by its timing on the wire (sandbox/agents/wire.py)
+    assert kinds[:5] == ["prompt", "assistant", "speed", "tool_call", "tool_result"]
+    assert kinds[-2:] == ["assistant", "speed"] and kinds.count("speed") == kinds.count("assistant")
     assert "PASS" in (rec / "tests.txt").read_text()
     assert (rec / "workdir" / "fizz.py").read_text() == (SUITE.get("fizz").solution_dir / "fizz.py").read_text()
     text = (run_dir / "manifest.json").read_text()

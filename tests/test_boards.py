@@ -227,7 +227,8 @@ def test_board_in_headless_chromium(built, tmp_path):
     board = parse(dom)
     check_numbers(board, truth(store))
     # the inline script ran: a filter given in the URL hides the other harnesses' rows
-    url = index.as_uri() + "?agent=builtin&server=" + quote("http://10.0.0.9:8000/v1", safe="")
+    # a server nobody named is shown by its URL, marked unnamed
+    url = index.as_uri() + "?agent=builtin&server=" + quote("http://10.0.0.9:8000/v1 (unnamed)", safe="")
     filtered = parse(chromium_dom(url, tmp_path / "p2"))
     hidden = {k.split(" | ")[0] for k, r in filtered.rows.items() if "display: none" in r["_style"]}
     assert hidden == {"scripted-oracle", "scripted-null"}

@@ -119,7 +119,8 @@ def test_a_chat_only_kind_runs_records_and_resumes_through_the_one_loop(tmp_path
     record = tmp_path / "runs" / "sums-run" / "base" / "q3" / "s1"
     assert (record / "workdir" / "reply.txt").read_text() == "34"
     events = [json.loads(line) for line in (record / "events.jsonl").read_text().splitlines()]
-    assert [e["type"] for e in events] == ["request", "reply"]
+    assert [e["type"] for e in events] == ["request", "reply", "speed"]  # the reply as the wire timed it
+    assert events[2]["completion_tokens"] == r["output_tokens"] and events[2]["stream"] is True
     assert events[0]["messages"][0]["content"].startswith("What is 3 + 30?")
     manifest = json.loads((tmp_path / "runs" / "sums-run" / "manifest.json").read_text())
     assert manifest["settings"]["agent"] == "api" and manifest["suite"]["name"] == "sums"

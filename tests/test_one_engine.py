@@ -22,9 +22,10 @@ from sandbox.servers.scripted import ScriptedServer
 
 # What may differ between two runs of the same cell: ids, places and clocks.
 VOLATILE = {"partition_key", "run_id", "record_path", "started_at", "finished_at", "graded_at", "created",
-            "duration_s", "wall_s", "test_duration_s", "bytes"}
+            "duration_s", "wall_s", "test_duration_s", "bytes", "ttft_s", "gen_tok_s", "server_gen_tok_s", "total_s",
+            "gen_s"}
 TABLES = {"attempts": "condition, task, seed", "gradings": "condition, task, seed", "runs": "condition, seed",
-          "events_summary": "condition, task, seed"}
+          "events_summary": "condition, task, seed", "requests": "condition, task, seed, n"}
 
 
 def resources(tmp_path, suite_dir, urls: dict[str, str], db="dagster.duckdb"):
@@ -70,7 +71,9 @@ def test_a_cell_through_dagster_and_through_kbench_run_gives_the_same_rows(tmp_p
     key = register(res, instance, "scripted-oracle", "scripted")
     assert materialize(res, instance, key).success
     cli_db = tmp_path / "cli.duckdb"
-    assert main(["--suite", str(suite_dir), "run", "plain", "--model", "scripted-oracle", "--url", server.url,
+    # the CLI's way to the endpoint Dagster's resource names: add it under the same name, run against the name
+    assert main(["endpoints", "add", "scripted", server.url, "--db", str(cli_db)]) == 0
+    assert main(["--suite", str(suite_dir), "run", "plain", "--model", "scripted-oracle", "--endpoint", "scripted",
                  "--agent", "builtin", "--conds", "base", "--workers", "2", "--server-slots", "2",
                  "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"), "--db", str(cli_db)]) == 0
     dagster_db = Path(res["results_db"].path)
@@ -82,14 +85,19 @@ def test_a_cell_through_dagster_and_through_kbench_run_gives_the_same_rows(tmp_p
     assert aggregates(ResultsStore(dagster_db))["groups"][0]["summary"]["pass@1"] == 1.0
 
 
-def test_the_board_of_a_dagster_run_shows_its_hardware(tmp_path, suite_dir, server):
+def test_the_board_of_a_dagster_run_shows_its_endpoint_and_hardware(tmp_path, suite_dir, server):
     res = resources(tmp_path, suite_dir, {"scripted": server.url})
+    res["endpoints"] = ModelEndpoints(urls={"scripted": server.url}, slots=2,
+                                      declared={"scripted": {"hardware": "Test rig <b>", "hardware_class": "mid-gpu"}})
     instance = dg.DagsterInstance.ephemeral()
     assert materialize(res, instance, register(res, instance, "scripted-oracle", "scripted")).success
     store = ResultsStore(res["results_db"].path)
-    assert [g["hardware"] for g in aggregates(store)["groups"]] == ["cpu"]  # this machine has no GPU
+    [group] = aggregates(store)["groups"]
+    # declared in the resource, so no guess from this machine; the engine as the server names itself
+    assert (group["server"], group["engine"], group["hardware_class"], group["hardware"]) == \
+        ("scripted", "kbench scripted", "mid-gpu", "Test rig <b>")
     index = build_board(store, tmp_path / "board").read_text()
-    assert ">cpu<" in index and "unknown" not in index
+    assert ">mid-gpu | builtin | base<" in index and "Test rig &lt;b&gt;" in index and server.url not in index
 
 
 def stricter_fizz(suite_dir: Path) -> None:
@@ -161,12 +169,12 @@ def test_one_model_on_two_endpoints_is_two_partitions_and_two_board_rows(tmp_pat
         for key in keys:
             assert materialize(res, instance, key).success
         assert a.chat_requests and b.chat_requests  # both servers were benchmarked
-        urls = sorted([a.url, b.url])
+        urls = [a.url, b.url]
     store = ResultsStore(res["results_db"].path)
     groups = aggregates(store)["groups"]
-    assert sorted(g["server"] for g in groups) == urls
+    assert sorted(g["server"] for g in groups) == ["east", "west"]  # by name, never by a port
     index = build_board(store, tmp_path / "board").read_text()
-    assert all(f">{url}<" in index for url in urls)
+    assert ">east<" in index and ">west<" in index and not any(url in index for url in urls)
 
 
 def test_models_add_list_remove_share_the_sensors_table(tmp_path, capsys, monkeypatch):

@@ -136,8 +136,11 @@ def test_the_sensor_adds_a_new_model_once_and_requests_its_runs_once(tmp_path, s
                 instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
         return result
 
-    first = tick(ScriptedEndpoints(persona="null"))
+    first = tick(ScriptedEndpoints(persona="null", declared={"scripted": {"hardware_class": "cpu"}}))
     assert isinstance(first, dg.SensorResult)
+    [described] = ResultsStore(db.path).endpoints()  # each tick describes the endpoint as the server says it is
+    assert (described["name"], described["engine"], described["hardware_class"]) == \
+        ("scripted", "kbench scripted", "cpu")
     assert [r.run_key for r in first.run_requests] == [f"scripted-null@scripted:{c}"
                                                         for c in ("base.s1", "think.s1", "base8k.s1")]
     assert tick(ScriptedEndpoints(persona="null")).__class__ is dg.SkipReason

@@ -14,12 +14,20 @@ from pathlib import Path
 
 from kbench_dagster.reporting import difficulty, pairwise, stats
 from kbench_dagster.store import ResultsStore
+from sandbox.servers.hardware import headline_of
 from task_defs.vocabulary import SCORED_SQL
 
-GROUP_KEYS = ("model", "agent", "condition", "server", "hardware")
+# A row of a board: a model under one harness, condition and sampling, on one endpoint and its hardware. Rows made
+# with other sampling never merge (it is part of the row); boards rank within a hardware class.
+GROUP_KEYS = ("model", "agent", "condition", "sampling", "server", "engine", "quant", "hardware_class", "hardware")
 _ORDER = "(COALESCE(regraded, false), COALESCE(graded_at, TIMESTAMP '1970-01-01'))"
-HARDWARE_SQL = ("CASE WHEN m.gpus IS NULL THEN 'unknown' WHEN json_array_length(m.gpus) = 0 THEN 'cpu' "
-                "ELSE split_part(json_extract_string(m.gpus, '$[0]'), ',', 1) END")
+# The endpoint by its name (kbench endpoints add); a run against a server nobody named says its URL.
+SERVER_SQL = "COALESCE(a.endpoint, COALESCE(a.server_url, '?') || ' (unnamed)')"
+ENDPOINT_COLUMNS = (f"{SERVER_SQL} AS server, COALESCE(a.sampling, 'server default') AS sampling, "
+                    "COALESCE(a.engine, 'unknown') AS engine, COALESCE(a.quant, 'unknown') AS quant, "
+                    "COALESCE(a.hardware_class, 'unknown') AS hardware_class, "
+                    "COALESCE(a.hardware, 'unknown') AS hardware")
+GROUP_SQL = ", ".join(GROUP_KEYS)
 
 # The latest grading of each attempt (a re-grade wins over the first grading, then the latest).
 GRADINGS_SQL = f"""
@@ -28,32 +36,30 @@ SELECT run_id, condition, task, seed, arg_max(outcome, {_ORDER}) AS outcome, arg
 FROM gradings GROUP BY ALL
 """
 
-# One row per attempt with its current outcome, its server and its hardware (from the run's manifest).
+# One row per attempt with its current outcome, its endpoint and the endpoint's hardware.
 ROWS_SQL = f"""
 WITH g AS ({GRADINGS_SQL})
-SELECT a.* EXCLUDE (outcome, detail, test_duration_s, partition_key),
+SELECT a.* EXCLUDE (outcome, detail, test_duration_s, partition_key, sampling, engine, quant, hardware,
+                   hardware_class),
        COALESCE(g.outcome, a.outcome) AS outcome,
        COALESCE(g.detail, a.detail) AS detail,
        COALESCE(g.test_duration_s, a.test_duration_s) AS test_duration_s,
-       COALESCE(a.server_url, m.server_url, '?') AS server,
-       {HARDWARE_SQL} AS hardware
+       {ENDPOINT_COLUMNS}
 FROM attempts a
 LEFT JOIN g USING (run_id, condition, task, seed)
-LEFT JOIN manifests m USING (run_id)
 """
 
-# The counting, in one scan: one row per (model, agent, condition, server, run, task). Hardware comes from the
-# run's manifest and is joined on the small result, not per attempt.
+# The counting, in one scan: one row per board row (GROUP_KEYS), run and task.
 COUNTS_SQL = f"""
 WITH g AS ({GRADINGS_SQL}),
 r AS (
-    SELECT a.model, a.agent, a.condition, COALESCE(a.server_url, '?') AS server, a.run_id, a.task, a.category,
+    SELECT a.model, a.agent, a.condition, {ENDPOINT_COLUMNS}, a.run_id, a.task, a.category,
            a.tier, a.seed, a.agent_timeout, a.over_budget, a.duration_s, a.turns, a.input_tokens, a.output_tokens,
            a.cutoffs,
            a.tool_errors, a.tool_format_errors, a.watchdog_kills, a.outside_writes, a.false_claim,
            a.suite_fingerprint, COALESCE(g.outcome, a.outcome) AS outcome
     FROM attempts a LEFT JOIN g USING (run_id, condition, task, seed))
-SELECT model, agent, condition, server, run_id, task,
+SELECT {GROUP_SQL}, run_id, task,
        any_value(category) AS category, any_value(tier) AS tier,
        count(*) FILTER (WHERE outcome IN {SCORED_SQL}) AS n,
        count(*) FILTER (WHERE outcome = 'pass') AS c,
@@ -79,7 +85,7 @@ SELECT model, agent, condition, server, run_id, task,
        count(*) FILTER (WHERE COALESCE(false_claim, false)) AS false_claims,
        list(DISTINCT suite_fingerprint) AS fingerprints, max(seed) AS max_seed
 FROM r GROUP BY ALL
-ORDER BY model, agent, condition, server, run_id, task  -- a fixed order: sums come out the same every time
+ORDER BY {GROUP_SQL}, run_id, task  -- a fixed order: sums come out the same every time
 """
 TASK_COUNTS = ("n", "c", "infra", "skipped", "attempts", "usable", "completed")
 GROUP_SUMS = ("rows", "time_s", "time_n", "turns", "turns_n", "out_tok", "out_n", "tokens", "cutoffs", "tool_errors",
@@ -128,13 +134,11 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
     A group is a model under one harness (agent), condition, server and hardware. The result is plain data, what
     the `aggregates` asset materializes and the board renders."""
     with store.connect() as con:
-        hardware = dict(con.execute(f"SELECT m.run_id, {HARDWARE_SQL} FROM manifests m").fetchall())
         counts = _fetch(con, COUNTS_SQL)
         pass_rates = con.execute(difficulty.PASS_RATES_SQL).fetchall()  # what `kbench audit --results` reads
     tables: dict[str, dict[str, dict]] = defaultdict(dict)
     mech: dict[str, dict] = {}
     for row in counts:
-        row["hardware"] = hardware.get(row["run_id"], "unknown")
         key = group_key(row)
         t = tables[key].get(row["task"])
         if t is None:
@@ -171,18 +175,20 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
                        "tasks": tables[key]})
     boards: dict[str, list[dict]] = defaultdict(list)
     for g in groups:
-        boards[f"{g['agent']} | {g['condition']}"].append(g)
+        boards[board_of(g)].append(g)
     tiers, comparisons = {}, []
     for board, members in sorted(boards.items()):
-        ranked = pairwise.statistical_tiers([(g["key"], g["tasks"]) for g in members], seed=seed, n_boot=n_boot)
-        tiers.update({e["name"]: {**e, "board": board} for e in ranked})
-        by_key = {g["key"]: g for g in members}
+        headline = headline_of(members[0]["hardware_class"])
+        tables_of = {g["key"]: headline_tables(g["tasks"], headline) for g in members}
+        ranked = pairwise.statistical_tiers(list(tables_of.items()), seed=seed, n_boot=n_boot)
+        tiers.update({e["name"]: {**e, "board": board, "headline": headline} for e in ranked})
+        by_key = tables_of
         ranked = [e for e in ranked if e["tier"] is not None]  # the unranked share nothing to compare on
         for i in range(1, len(ranked)):  # each model against the one above it and against the leader
             for other in sorted({ranked[i - 1]["name"], ranked[0]["name"]}):
                 a, b = by_key[other], by_key[ranked[i]["name"]]
-                comparisons.append({"board": board, "a": other, "b": ranked[i]["name"],
-                                    **pairwise.paired(a["tasks"], b["tasks"], seed=seed, n_boot=n_boot)})
+                comparisons.append({"board": board, "a": other, "b": ranked[i]["name"], "headline": headline,
+                                    **pairwise.paired(a, b, seed=seed, n_boot=n_boot)})
     tasks = difficulty.by_task(pass_rates)
     return {"groups": groups, "tiers": tiers, "comparisons": comparisons,
             "difficulty": {"contestants": difficulty.contestants(tasks),
@@ -191,13 +197,27 @@ def aggregates(store: ResultsStore, seed: int = 0, n_boot: int = stats.DEFAULT_B
                                      for t in tasks}}}
 
 
+def board_of(g: dict) -> str:
+    """The board a row ranks on: its hardware class, harness and condition (a CPU never ranks against a GPU)."""
+    return f"{g['hardware_class']} | {g['agent']} | {g['condition']}"
+
+
+def headline_tables(tasks: dict[str, dict], headline: str) -> dict[str, dict]:
+    """The task tables a board's tiers compare: passes, or for a usability board the passes inside the latency
+    budget out of every attempt (a timeout or an infra failure is not usable). McNemar's per-seed table is for
+    passes only, so a usability board compares without it."""
+    if headline == "pass@1":
+        return tasks
+    return {k: {**t, "c": t["usable"], "n": t["attempts"], "seeds": {}} for k, t in tasks.items()}
+
+
 def attempts_for_board(store: ResultsStore, per_task: int = 500) -> list[dict]:
     """The attempts the task pages list, those with a record on disk (their evidence): at most `per_task` per
     task, most recent runs first. Rows without a record are counted on the pages, not listed."""
     with store.connect() as con:
         _view(con)
-        cur = con.execute("""
-            SELECT run_id, model, agent, condition, server, hardware, task, seed, category, tier, outcome, detail,
+        cur = con.execute(f"""
+            SELECT run_id, {GROUP_SQL}, task, seed, category, tier, outcome, detail,
                    duration_s, turns, output_tokens, input_tokens, cutoffs, tool_format_errors, agent_timeout,
                    false_claim, record_path
             FROM r WHERE record_path IS NOT NULL

@@ -14,6 +14,7 @@ from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.board_kernels import kernel_pages
 from kbench_dagster.reporting.board_language import breakdown_pages, textjob_pages
 from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
+from kbench_dagster.reporting.board_speed import speed_page
 from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.store import ResultsStore
 
@@ -71,23 +72,33 @@ def _tier(t: dict) -> str:
     return f"T{t['tier']}"
 
 
+FILTERS = (("hardware_class", "hardware class"), ("agent", "harness"), ("condition", "condition"),
+           ("sampling", "sampling"), ("server", "endpoint"), ("engine", "engine"), ("quant", "quantisation"))
+BOARD_NOTE = ("Boards rank within a hardware class: a CPU server never ranks against a GPU one. cpu and entry-gpu "
+              "boards rank by usability (passes inside the latency budget, as a user of a small machine needs them), "
+              "the others by pass@1; each board's headline is marked. Sampling (temperature, top_p, seed) is part of "
+              "a row: results made with other sampling are other rows, never merged.")
+
+
+def headline_value(g: dict, t: dict) -> float | None:
+    return g["summary"]["usability" if t.get("headline") == "usability" else "pass@1"]
+
+
 def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
     groups = agg["groups"]
     tiers = agg["tiers"]
     order = sorted(groups, key=lambda g: (tiers[g["key"]]["board"], *pairwise.tier_order(tiers[g["key"]]),
-                                          -(g["summary"]["pass@1"] or 0), g["key"]))
+                                          -(headline_value(g, tiers[g["key"]]) or 0), g["key"]))
     opts = {}
-    for field in ("agent", "condition", "server", "hardware"):
+    for field, _ in FILTERS:
         values = sorted({str(g[field]) for g in groups})
         opts[field] = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
     filters = ('<div class="filters">' + "".join(
         f'<label>{label} <select name="{f}" onchange="kbFilter()"><option value="">all</option>'
-        f'{opts[f]}</select></label>'
-        for f, label in (("agent", "harness"), ("condition", "condition"), ("server", "server"),
-                         ("hardware", "hardware")))
-        + "</div>")
-    head = ("<tr><th class=l>board</th><th>tier</th><th class=l>model</th><th class=l>harness</th>"
-            "<th class=l>condition</th><th class=l>server</th><th class=l>hardware</th><th>pass@1</th>"
+        f'{opts[f]}</select></label>' for f, label in FILTERS) + "</div>")
+    head = ("<tr><th class=l>board</th><th class=l>ranked by</th><th>tier</th><th class=l>model</th>"
+            "<th class=l>harness</th><th class=l>condition</th><th class=l>sampling</th><th class=l>endpoint</th>"
+            "<th class=l>engine</th><th class=l>quant</th><th class=l>hardware</th><th>pass@1</th>"
             "<th class=l>95% CI</th><th></th>"
             "<th>pass-any</th><th>pass@k</th><th>pass^k</th><th>usability</th><th>completion</th><th>attrition</th>"
             "<th>runs</th><th>seeds</th><th class=l>warnings</th></tr>")
@@ -95,23 +106,27 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
     for g in order:
         s, t = g["summary"], tiers[g["key"]]
         href = _model_href(g)
-        attrs = " ".join(f'data-{f}="{esc(g[f])}"' for f in ("agent", "condition", "server", "hardware"))
+        attrs = " ".join(f'data-{f}="{esc(g[f])}"' for f, _ in FILTERS)
         w = warns[g["key"]]
+        lead = "usability" if t.get("headline") == "usability" else "pass1"
+        cell = {f: f'<td class=l>{esc(g[f])}</td>' for f in ("agent", "condition", "sampling", "server", "engine",
+                                                              "quant", "hardware")}
         rows.append(
             f'<tr data-group="{esc(g["key"])}" {attrs}><td class=l>{esc(t["board"])}</td>'
+            f'<td class=l>{esc(t.get("headline", "pass@1"))}</td>'
             f'<td class="tier">{_tier(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
-            f'<td class=l>{esc(g["agent"])}</td><td class=l>{esc(g["condition"])}</td>'
-            f'<td class=l>{esc(g["server"])}</td>'
-            f'<td class=l>{esc(g["hardware"])}</td><td>{_num(s["pass@1"], href, "pass1")}</td>'
+            + "".join(cell.values())
+            + f'<td{" class=lead" if lead == "pass1" else ""}>{_num(s["pass@1"], href, "pass1")}</td>'
             f'<td class="l ci">{stats.fmt_ci(s["pass@1_ci"])}</td><td>{ci_bar(s["pass@1_ci"], s["pass@1"])}</td>'
             f'<td>{_num(s["pass_any"], href, "pass_any")}</td>'
             f'<td>{_num(s["pass@k"], href, "pass_k", pct(s["pass@k"]) + " (k=" + str(s["k"]) + ")")}</td>'
-            f'<td>{_num(s["pass^k"], href, "pass_hat_k")}</td><td>{_num(s["usability"], href, "usability")}</td>'
+            f'<td>{_num(s["pass^k"], href, "pass_hat_k")}</td>'
+            f'<td{" class=lead" if lead == "usability" else ""}>{_num(s["usability"], href, "usability")}</td>'
             f'<td>{_num(s["completion"], href, "completion")}</td><td>{_num(s["attrition"], href, "attrition")}</td>'
             f'<td>{_num(s["runs"], href, "runs", str(s["runs"]))}</td><td>{s["seeds_min"]}'
             f'{"" if s["seeds_min"] == s["seeds_max"] else "-" + str(s["seeds_max"])}</td>'
             f'<td class="l warn">{esc("; ".join(w))}</td></tr>')
-    return (filters + f'<div class="note">{esc(TIER_NOTE)}</div>'
+    return (filters + f'<div class="note">{esc(BOARD_NOTE)}</div><div class="note">{esc(TIER_NOTE)}</div>'
             f'<table id="leaderboard">{head}{"".join(rows)}</table>'
             '<p class="ci">pass@1: the task-balanced mean of each task\'s pass share (infra failures excluded, shown '
             'as attrition). Usability: per-task share that passed inside the time budget, timeouts and infra '
@@ -124,7 +139,10 @@ def _model_pages(agg: dict, out: Path, warns: dict[str, list[str]], run_pages: s
         by_model[g["model"]].append(g)
     (out / "model").mkdir(exist_ok=True)
     for model, groups in by_model.items():
-        body = []
+        ran_on = sorted({(g["server"], g["engine"], g["quant"], g["hardware_class"], g["hardware"]) for g in groups})
+        body = ["<p>Endpoints this model ran on: " + "; ".join(
+            f"<b>{esc(name)}</b> ({esc(engine)}, {esc(quant)}, {esc(cls)}: {esc(hw)})"
+            for name, engine, quant, cls, hw in ran_on) + " &middot; <a href='../speed.html'>speed</a></p>"]
         for g in groups:
             s, m, t = g["summary"], g["mech"], agg["tiers"][g["key"]]
             gs = slug(g["key"])
@@ -354,7 +372,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     link = lambda g: _model_href(g)  # noqa: E731
     ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"],
                                                    *pairwise.tier_order(agg["tiers"][g["key"]]),
-                                                   -(g["summary"]["pass@1"] or 0), g["key"]))
+                                                   -(headline_value(g, agg["tiers"][g["key"]]) or 0), g["key"]))
     body = [_leaderboard(agg, warns), "<h2>Pass rate with intervals</h2>", plot_intervals(ordered, link),
             "<h2>Pass rate against time and tokens</h2><div style='display:flex;gap:2em;flex-wrap:wrap'>",
             plot_scatter(ordered, "mean_time_s", "mean agent time per attempt (s)", link),
@@ -364,6 +382,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     (out / "index.html").write_text(page("Leaderboard", "\n".join(body), script=FILTER_JS))
     _model_pages(agg, out, warns, run_pages)
     _compare_page(agg, out)
+    speed_page(store, agg, out, link)
     _task_pages(agg, attempts, out, run_pages, per_task)
     kernel_pages(store, out)
     textjob_pages(store, out)

@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+from kbench_dagster.ingest import collect_rows
 from kbench_dagster.reporting import stats
 from kbench_dagster.reporting.loaders import by_condition, load_manifest, load_results, mechanics
 from kbench_dagster.reporting.stats import OUTCOMES
@@ -48,14 +49,22 @@ def _condition_json(cond: str, rs: list[dict]) -> dict:
     }
 
 
+PORTABLE = ("attempts", "gradings", "requests")  # the stored rows a collect file carries for `kbench import`
+LOCAL_ONLY = {"record_path", "partition_key"}  # where the records sit on the machine that made them
+
+
 def collect(runs_root: Path, run_ids: list[str]) -> dict:
-    """The report's numbers for each run as one JSON document (schema/results.schema.json)."""
+    """The report's numbers for each run as one JSON document (schema/results.schema.json), with the rows the store
+    holds for it and its manifest, so another machine can import it (kbench_dagster/importer.py)."""
     runs = []
     for run_id in run_ids:
         results = load_results(runs_root, run_id)
         manifest = load_manifest(runs_root, run_id)
         first = results[0] if results else {}
-        runs.append({
+        stored = collect_rows(Path(runs_root) / run_id)
+        extra = {"manifest": manifest} if manifest else {}
+        runs.append({**extra, "rows": {t: [{k: _plain(v) for k, v in r.items() if k not in LOCAL_ONLY}
+                                           for r in stored[t]] for t in PORTABLE},
             "run_id": run_id, "model": first.get("model") or (manifest or {}).get("settings", {}).get("model"),
             "agent": first.get("agent") or (manifest or {}).get("settings", {}).get("agent"),
             "suite_fingerprint": first.get("suite_fingerprint") or (manifest or {}).get("suite", {}).get("fingerprint"),

@@ -15,6 +15,7 @@ import openai
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.tools import TOOL_SCHEMAS, ToolBox, ToolError, check_call
+from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import Limits
@@ -32,6 +33,48 @@ class OutOfTime(Exception):
 
 class BrokenReply(Exception):
     """The server's reply could not be read (malformed JSON, a stream cut short): an infra failure."""
+
+
+def read_reply(stream, deadline: float, watch: Stopwatch) -> dict:
+    """A streamed chat reply put together (content, reasoning, tool calls, finish, usage) and timed on the way;
+    raises OutOfTime past the deadline and BrokenReply for a stream that cannot be read or was cut short."""
+    content, reasoning, calls, finish, usage, timings = [], [], {}, None, None, None
+    try:
+        for chunk in stream:
+            if time.monotonic() > deadline:
+                stream.close()  # stop generating: the session is over
+                raise OutOfTime()
+            if getattr(chunk, "usage", None):
+                usage = chunk.usage
+            timings = (chunk.model_extra or {}).get("timings") or timings  # llama.cpp's own figures
+            for choice in chunk.choices or []:
+                finish = choice.finish_reason or finish
+                delta = choice.delta
+                if delta is None:
+                    continue
+                r = getattr(delta, "reasoning_content", None)
+                if delta.content or r or delta.tool_calls:
+                    watch.piece()
+                if delta.content:
+                    content.append(delta.content)
+                if r:
+                    reasoning.append(r)
+                for tc in delta.tool_calls or []:
+                    slot = calls.setdefault(tc.index, {"id": None, "name": "", "arguments": ""})
+                    if tc.id:
+                        slot["id"] = tc.id
+                    if tc.function and tc.function.name:
+                        slot["name"] += tc.function.name
+                    if tc.function and tc.function.arguments:
+                        slot["arguments"] += tc.function.arguments
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise BrokenReply(f"malformed reply from the server: {exc}") from exc
+    if finish is None:
+        raise BrokenReply("the reply stream ended without a finish reason (cut short)")
+    plain_usage = usage.model_dump() if usage is not None else None
+    return {"content": "".join(content), "reasoning": "".join(reasoning),
+            "calls": [calls[i] for i in sorted(calls)], "finish": finish, "usage": usage,
+            "speed": watch.done(plain_usage, timings, finish)}
 
 
 @dataclass
@@ -57,6 +100,7 @@ class BuiltinAgent:
     def _request(self, client, messages, cond: Condition, deadline: float) -> dict:
         extra = cond.request_extra()
         left = deadline - time.monotonic()
+        watch = Stopwatch(stream=True)
         try:
             stream = client.chat.completions.create(
                 model=self.model, messages=messages, tools=TOOL_SCHEMAS, stream=True,
@@ -66,38 +110,7 @@ class BuiltinAgent:
             if time.monotonic() >= deadline - 1:
                 raise OutOfTime() from exc
             raise
-        content, reasoning, calls, finish, usage = [], [], {}, None, None
-        try:
-            for chunk in stream:
-                if time.monotonic() > deadline:
-                    stream.close()  # stop generating: the session is over
-                    raise OutOfTime()
-                if getattr(chunk, "usage", None):
-                    usage = chunk.usage
-                for choice in chunk.choices or []:
-                    delta = choice.delta
-                    if delta is not None:
-                        if delta.content:
-                            content.append(delta.content)
-                        r = getattr(delta, "reasoning_content", None)
-                        if r:
-                            reasoning.append(r)
-                        for tc in delta.tool_calls or []:
-                            slot = calls.setdefault(tc.index, {"id": None, "name": "", "arguments": ""})
-                            if tc.id:
-                                slot["id"] = tc.id
-                            if tc.function and tc.function.name:
-                                slot["name"] += tc.function.name
-                            if tc.function and tc.function.arguments:
-                                slot["arguments"] += tc.function.arguments
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
-        except (json.JSONDecodeError, ValueError) as exc:
-            raise BrokenReply(f"malformed reply from the server: {exc}") from exc
-        if finish is None:
-            raise BrokenReply("the reply stream ended without a finish reason (cut short)")
-        return {"content": "".join(content), "reasoning": "".join(reasoning),
-                "calls": [calls[i] for i in sorted(calls)], "finish": finish, "usage": usage}
+        return read_reply(stream, deadline, watch)
 
     def run(self, prompt: str, workdir: Path, cond: Condition, cfg: IsolationConfig, limits: Limits,
             events: EventLog, log_path: Path | None = None) -> SessionStats:
@@ -150,6 +163,8 @@ class BuiltinAgent:
         events.write({"type": "assistant", "content": content, "reasoning": reply["reasoning"] or None,
                       "tool_calls": reply["calls"], "finish_reason": reply["finish"],
                       "usage": usage.model_dump() if usage is not None else None})
+        stats.requests.append(reply["speed"])
+        events.write({"type": "speed", **reply["speed"]})
         calls = []  # (id, name, args or None, error, form)
         for c in reply["calls"]:
             try:

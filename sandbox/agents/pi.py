@@ -206,6 +206,7 @@ class PiAgent:
         # Only pi may know it: the proxy forwards a sandboxed session's requests only with this token. pi holds it
         # in its environment, which its children do not inherit (pi_guard.cjs) and nothing else can read.
         token = f"kbench-session-{uuid.uuid4().hex}"
+        self.proxy.set_sampling(token, cond.sampling())
         with self.proxy.session(token) if bwrap else contextlib.nullcontext() as sock:
             cmd, binds = self._command(cond, cfg, sock)
             res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
@@ -250,6 +251,9 @@ class PiAgent:
         it, and anything that breaks its connection looks like the server); the proxy's record of the session
         does, unless the sandbox misbehaved: then whatever the replies looked like is the model's doing."""
         wire = self.proxy.chat_log(token)
+        stats.requests = self.proxy.speed_log(token)
+        for timing in stats.requests:
+            events.write({"type": "speed", **timing})
         broken = [p for p in wire if p]
         if broken:
             events.write({"type": "server_faults", "count": len(broken), "of": len(wire), "faults": broken[:20]})

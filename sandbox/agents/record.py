@@ -27,6 +27,7 @@ class SessionStats:
     duration_s: float = 0.0
     kills: int = 0
     outside_writes: list[str] = field(default_factory=list)
+    requests: list[dict] = field(default_factory=list)  # each model request as the wire saw it (agents/wire.py)
 
     def add(self, other: SessionStats) -> None:
         """Fold a later session (the next prompt of a chain) into this one."""
@@ -35,6 +36,7 @@ class SessionStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.duration_s += other.duration_s
         self.outside_writes += other.outside_writes
+        self.requests += other.requests
         self.final_message = other.final_message
         self.stop_reason = other.stop_reason
         self.infra_error = other.infra_error

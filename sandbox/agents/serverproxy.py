@@ -29,15 +29,18 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from sandbox.agents.wire import Stopwatch, is_generated
+
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
                "authorization", "proxy-authorization", "content-length", "accept-encoding"}
 
 
 class _Watch:
-    """Follows one reply as it passes: SSE lines or a JSON body."""
+    """Follows one reply as it passes: SSE lines or a JSON body, and times it (sandbox/agents/wire.py)."""
 
-    def __init__(self, streaming: bool):
+    def __init__(self, streaming: bool, watch: Stopwatch):
         self.streaming, self.buf, self.finish, self.problem = streaming, b"", False, None
+        self.watch, self.usage, self.timings, self.finish_reason = watch, None, None, None
 
     def feed(self, chunk: bytes) -> None:
         if not self.streaming:
@@ -59,9 +62,15 @@ class _Watch:
         except ValueError:
             self.problem = "malformed JSON in the reply stream"
             return
+        if not isinstance(obj, dict):
+            return
         for choice in obj.get("choices") or []:
+            if is_generated(choice.get("delta")):
+                self.watch.piece()
             if choice.get("finish_reason"):
-                self.finish = True
+                self.finish, self.finish_reason = True, choice["finish_reason"]
+        self.usage = obj.get("usage") or self.usage
+        self.timings = obj.get("timings") or self.timings
         if obj.get("error"):
             self.problem = f"error in the reply stream: {str(obj['error'])[:200]}"
 
@@ -75,7 +84,14 @@ class _Watch:
             return "malformed JSON reply"
         if not isinstance(obj, dict) or not obj.get("choices"):
             return "reply without choices"
+        self.usage, self.timings = obj.get("usage"), obj.get("timings")
+        self.finish_reason = (obj["choices"][0] or {}).get("finish_reason") if isinstance(obj["choices"], list) \
+            else None
         return None
+
+    def speed(self) -> dict:
+        return self.watch.done(self.usage if isinstance(self.usage, dict) else None, self.timings,
+                               self.finish_reason)
 
 
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -96,6 +112,8 @@ class ServerProxy:
         self._log: dict[str, list[str | None]] = {}  # token -> per chat request: None (whole) or the problem
         self._sandbox: dict[str, list[str]] = {}  # token -> what the sandbox side did that the server did not
         self._waits: dict[str, dict[object, float]] = {}  # token -> since when each request waits on the server
+        self._speed: dict[str, list[dict]] = {}  # token -> each whole chat reply's timing, as the wire showed it
+        self._sampling: dict[str, dict] = {}  # token -> fields set on each of its chat requests (temperature, ...)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(None))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -154,6 +172,16 @@ class ServerProxy:
         log = self.chat_log(token)
         return log[-1] if log else None
 
+    def set_sampling(self, token: str, fields: dict) -> None:
+        """Sampling for every chat request of a session: pi has no flags for it, so the proxy sets it on the way."""
+        with self._lock:
+            self._sampling[token] = dict(fields)
+
+    def speed_log(self, token: str) -> list[dict]:
+        """Each whole chat reply of a session, timed as it passed (sandbox/agents/wire.py)."""
+        with self._lock:
+            return list(self._speed.get(token, []))
+
     def sandbox_log(self, token: str) -> list[str]:
         """What the sandbox side of a session did that the server did not: refused requests, hang-ups."""
         with self._lock:
@@ -210,15 +238,22 @@ class ServerProxy:
         streaming = False
         if is_chat and body:
             try:
-                streaming = bool(json.loads(body).get("stream"))
+                request = json.loads(body)
             except ValueError:
-                pass
+                request = None
+            if isinstance(request, dict):
+                streaming = bool(request.get("stream"))
+                with self._lock:
+                    sampling = self._sampling.get(token)
+                if sampling:
+                    body = json.dumps({**request, **sampling}).encode()
         conn_cls = http.client.HTTPSConnection if self.upstream.scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(self.upstream.hostname, self.upstream.port, timeout=900)
         path = self.upstream.path.removesuffix("/v1") + h.path
         headers = {k: v for k, v in h.headers.items() if k.lower() not in HOP_HEADERS}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        watch = _Watch(streaming, Stopwatch(streaming)) if is_chat else None
         try:
             with self._waiting(token):
                 conn.request(h.command, path, body=body, headers=headers)
@@ -228,7 +263,6 @@ class ServerProxy:
                 self._note(token, f"server unreachable: {exc}")
             h.send_error(502, "upstream unreachable")
             return
-        watch = _Watch(streaming) if is_chat else None
         problem = None  # what the server did wrong, as the reply came in
         try:
             h.send_response(resp.status)
@@ -275,6 +309,9 @@ class ServerProxy:
         else:
             problem = problem or watch.verdict()
         self._note(token, problem)
+        if status < 400 and problem is None:
+            with self._lock:
+                self._speed.setdefault(token, []).append(watch.speed())
 
     def __enter__(self) -> ServerProxy:
         self.thread.start()

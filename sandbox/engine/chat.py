@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 import openai
 
-from sandbox.agents.builtin import INFRA_ERRORS
+from sandbox.agents.builtin import INFRA_ERRORS, BrokenReply, OutOfTime, read_reply
 from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
 from sandbox.engine.slots import ServerSlots, session_slot
 
@@ -65,31 +66,33 @@ class ChatSession:
         self.stats = SessionStats()
         self.slot_wait_s = 0.0
 
-    def ask(self, messages: list[dict], *, tools: list[dict] | None = None, max_tokens: int | None = None,
-            temperature: float | None = None) -> ChatReply:
-        """One chat completion. max_tokens defaults to the condition's cap; raises ChatInfra or ChatTimeout."""
+    def ask(self, messages: list[dict], *, tools: list[dict] | None = None, max_tokens: int | None = None) -> ChatReply:
+        """One chat completion. max_tokens defaults to the condition's cap and the sampling is the condition's (the
+        run's, so every kind's requests are made alike); raises ChatInfra or ChatTimeout."""
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise ChatTimeout("the attempt's time ran out before this request")
         self.events.write({"type": "request", "messages": messages, "tools": [t["function"]["name"] for t in tools]
                            if tools else None})
-        params: dict = {"model": self._client.model, "messages": messages,
+        # streamed, so the reply's speed is seen as it arrives (sandbox/agents/wire.py)
+        params: dict = {"model": self._client.model, "messages": messages, "stream": True,
+                        "stream_options": {"include_usage": True},
                         "max_tokens": max_tokens or self.cond.max_tokens, "extra_body": self.cond.request_extra()}
         if tools:
             params["tools"] = tools
-        if temperature is not None:
-            params["temperature"] = temperature
         t = time.monotonic()
         with session_slot(self._slots, self.events):
             self.slot_wait_s += time.monotonic() - t
+            watch = Stopwatch(stream=True)
             try:  # the time left is counted after the wait for a slot: that wait is the attempt's time too
-                done = self._client.create(params, timeout_s=max(self.deadline - time.monotonic(), 0.5))
-            except openai.APITimeoutError as exc:
+                stream = self._client.create(params, timeout_s=max(self.deadline - time.monotonic(), 0.5))
+                done = read_reply(stream, self.deadline, watch)
+            except (openai.APITimeoutError, OutOfTime) as exc:
                 if time.monotonic() >= self.deadline - 0.5:
                     self.events.write({"type": "timeout", "message": "the attempt's time ran out during a request"})
                     raise ChatTimeout("the attempt's time ran out during a request") from exc
                 raise self._infra(exc) from exc
-            except INFRA_ERRORS + (openai.APIResponseValidationError, ValueError) as exc:  # ValueError: bad JSON
+            except INFRA_ERRORS + (openai.APIResponseValidationError, BrokenReply, ValueError) as exc:
                 raise self._infra(exc) from exc
             except openai.APIStatusError as exc:  # the server refused this request (4xx): the model's record
                 error = f"HTTP {exc.status_code}: {exc.message}"[:500]
@@ -103,24 +106,18 @@ class ChatSession:
         self.events.write({"type": "error", "infra": True, "message": message})
         return ChatInfra(message)
 
-    def _reply(self, done) -> ChatReply:
-        try:
-            choice = done.choices[0]
-            msg = choice.message
-            calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
-                     for c in (msg.tool_calls or [])]
-            reply = ChatReply(msg.content or "", calls, choice.finish_reason or "stop",
-                              getattr(msg, "reasoning_content", None) or "")
-        except (AttributeError, IndexError, TypeError) as exc:
-            raise self._infra(ValueError(f"malformed reply from the server: {exc}")) from exc
+    def _reply(self, done: dict) -> ChatReply:
+        reply = ChatReply(done["content"], done["calls"], done["finish"], done["reasoning"])
         s = self.stats
         s.turns += 1
-        s.native_calls += len(calls)
+        s.native_calls += len(reply.tool_calls)
         s.cutoffs += reply.finish == "length"
-        if done.usage is not None:
-            s.input_tokens += done.usage.prompt_tokens or 0
-            s.output_tokens += done.usage.completion_tokens or 0
+        usage = json.loads(done["usage"].model_dump_json()) if done["usage"] is not None else None
+        if usage is not None:
+            s.input_tokens += usage.get("prompt_tokens") or 0
+            s.output_tokens += usage.get("completion_tokens") or 0
+        s.requests.append(done["speed"])
         self.events.write({"type": "reply", "content": reply.content, "reasoning": reply.reasoning or None,
-                           "tool_calls": calls or None, "finish": reply.finish,
-                           "usage": json.loads(done.usage.model_dump_json()) if done.usage is not None else None})
+                           "tool_calls": reply.tool_calls or None, "finish": reply.finish, "usage": usage})
+        self.events.write({"type": "speed", **done["speed"]})
         return reply

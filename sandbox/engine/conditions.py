@@ -1,4 +1,4 @@
-"""Conditions: the agent settings a task runs under (output cap per reply, thinking, extension)."""
+"""Conditions: the agent settings a task runs under (output cap per reply, thinking, extension, sampling)."""
 
 from __future__ import annotations
 
@@ -17,17 +17,39 @@ class Condition:
     thinking: Thinking
     needs_extension: bool = False
     extension: str | None = None
+    # Sampling sent with every request; None leaves the server's default. The seed is the run's: attempt k of a task
+    # sends seed + k, so seeds differ between attempts and repeat between runs.
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
 
     @property
     def thinking_budget(self) -> int:
         return THINKING_BUDGET[self.thinking]
 
     def request_extra(self) -> dict:
-        """The request fields (beyond max_tokens) that carry this condition's thinking to an OpenAI-style server."""
+        """The request fields (beyond max_tokens) that carry this condition's thinking and sampling to an
+        OpenAI-style server."""
         extra: dict = {"chat_template_kwargs": {"enable_thinking": self.thinking != "off"}}
         if self.thinking != "off":
             extra["thinking_budget_tokens"] = self.thinking_budget
-        return extra
+        return {**extra, **self.sampling()}
+
+    def sampling(self) -> dict:
+        """The sampling fields this condition sets on every request (none: the server's defaults)."""
+        chosen = {"temperature": self.temperature, "top_p": self.top_p, "seed": self.seed}
+        return {k: v for k, v in chosen.items() if v is not None}
+
+    def for_attempt(self, k: int) -> Condition:
+        """The condition as attempt k of a task sends it: the run's sampling seed plus k."""
+        return self if self.seed is None else replace(self, seed=self.seed + k)
+
+    def sampling_label(self) -> str:
+        """The sampling in words, part of a result row's identity: rows made with other sampling never merge."""
+        parts = [f"temperature {self.temperature:g}" if self.temperature is not None else None,
+                 f"top_p {self.top_p:g}" if self.top_p is not None else None,
+                 f"seed {self.seed}+k" if self.seed is not None else None]
+        return ", ".join(p for p in parts if p) or "server default"
 
 
 CONDITIONS = {
@@ -46,8 +68,16 @@ def select_conditions(
     thinking: Thinking | None = None,
     max_tokens: int | None = None,
     extension: str | None = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
+    seed: int | None = None,
 ) -> list[Condition]:
-    """The conditions a run uses; --thinking and --max-tokens replace the values of every one selected."""
+    """The conditions a run uses; --thinking, --max-tokens and the sampling flags replace the values of every one
+    selected."""
+    if temperature is not None and not 0 <= temperature <= 2:
+        raise ValueError(f"--temperature {temperature:g}: choose a value from 0 to 2")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"--top-p {top_p:g}: choose a value above 0, at most 1")
     chosen = [n.strip() for n in names.split(",") if n.strip()] if names else (WITH_EXTENSION if extension else DEFAULT)
     out = []
     for name in chosen:
@@ -66,7 +96,7 @@ def select_conditions(
             if max_tokens < 1:
                 raise ValueError("--max-tokens must be a positive number")
             cond = replace(cond, max_tokens=max_tokens)
-        out.append(cond)
+        out.append(replace(cond, temperature=temperature, top_p=top_p, seed=seed))
     if len(set(c.name for c in out)) != len(out):
         raise ValueError("--conds lists a condition twice")
     return out

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.wire import speed_summary
 from sandbox.engine.chat import ChatInfra, ChatTimeout
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
 from sandbox.engine.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
@@ -241,6 +242,7 @@ class Runner:
         return {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
                 "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "kind": self.kind.name,
                 **self.kind.unit_fields(a.task), "suite_fingerprint": self.kind.fingerprint,
+                "sampling": a.cond.sampling_label(),
                 "started_at": self._started.get(a.key) or time.strftime("%Y-%m-%dT%H:%M:%S"),
                 "isolation": self.spec.isolation.resolve()}
 
@@ -352,7 +354,8 @@ class Runner:
             t = time.monotonic()
             with session_slot(self.slots, events):
                 t_slot = time.monotonic()
-                stats = self.agent.run(prompt, workdir, a.cond, isolation, limits, events, self.log_path)
+                stats = self.agent.run(prompt, workdir, a.cond.for_attempt(a.seed), isolation, limits, events,
+                                       self.log_path)
             stages["slot_wait_s"] = round(stages["slot_wait_s"] + t_slot - t, 3)
             stages["agent_s"] = round(stages["agent_s"] + time.monotonic() - t_slot, 3)
             total.add(stats)
@@ -380,7 +383,7 @@ class Runner:
         down = self._wait_for_server(stages)
         if down:
             return SessionStats(), down
-        chat = self.agent.session(a.cond, timeout_s, events, self.slots)
+        chat = self.agent.session(a.cond.for_attempt(a.seed), timeout_s, events, self.slots)
         t = time.monotonic()
         try:
             self.kind.execute(a.task, workdir, chat)
@@ -402,7 +405,7 @@ class Runner:
                 "native_calls": s.native_calls, "text_calls": s.text_calls, "watchdog_kills": s.kills,
                 "outside_writes": len(s.outside_writes), "outside_write_paths": s.outside_writes[:50],
                 "stop_reason": s.stop_reason, "server_error": s.server_error,
-                "final_message": (s.final_message or "")[-2000:]}
+                "final_message": (s.final_message or "")[-2000:], **speed_summary(s.requests)}
 
     def _finish(self, dest: Path, partial: Path, fields: dict) -> dict:
         """Every result.json has the same keys, whatever the outcome: later readers rely on it."""

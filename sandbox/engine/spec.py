@@ -22,6 +22,7 @@ from sandbox.isolation import uids
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.diskspace import RESERVE_BYTES
 from sandbox.isolation.limits import AGENT_LIMITS, Limits
+from sandbox.servers.hardware import endpoint_record
 from sandbox.servers.probe import describe_server
 
 # Seconds of agent time per attempt, by tier, inside which a pass counts as usable: a small model that needs half an
@@ -66,6 +67,9 @@ class RunSpec:
     # The agent's time an attempt may take and still count as usable (klbench's latency budget): None, the tier's
     # default (LATENCY_BUDGETS); 0, no budget. A pass over budget stays a pass; usability and completion drop it.
     latency_budget_s: float | None = None
+    # The endpoint as its owner declared it: name, hardware, hardware_class, site (sandbox/servers/hardware.py);
+    # the manifest adds what the server says of itself.
+    endpoint: dict = field(default_factory=dict)
 
     def budget_for(self, tier: str | None) -> float | None:
         if self.latency_budget_s is not None:
@@ -82,6 +86,7 @@ class RunSpec:
             "run_id": self.run_id, "model": self.model, "url": self.url, "agent": self.agent,
             "tool_format": self.tool_format if self.agent == "builtin" else None,
             "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
+            "sampling": self.conds[0].sampling_label() if self.conds else None, "endpoint": dict(self.endpoint),
             "seeds": self.seed_list or self.seeds, "workers": self.workers, "server_slots": self.server_slots,
             "timeout_s": self.timeout_s, "latency_budget_s": self.latency_budget_s,
             "keep_work": self.keep_work, "defer_grading": self.defer_grading, "api_key_set": bool(self.api_key),
@@ -122,10 +127,13 @@ def write_manifest(spec: RunSpec, kind: WorkKind, run_dir: Path, pi: str | None)
         "versions": environment_versions(pi),
         "gpus": gpus(),
         "server": describe_server(spec.url, spec.api_key),
+        "endpoint": endpoint_record(spec.url, spec.api_key, spec.endpoint),
     }
     if path.exists():
         old = json.loads(path.read_text())
-        for key, what in (("model", "model"), ("agent", "agent"), ("url", "server URL")):
+        # a run made before sampling was recorded used the server's defaults
+        old["settings"].setdefault("sampling", "server default")
+        for key, what in (("model", "model"), ("agent", "agent"), ("url", "server URL"), ("sampling", "sampling")):
             if old["settings"].get(key) != manifest["settings"][key]:
                 raise RunConflict(f"run {spec.run_id!r} was started with {what} {old['settings'].get(key)!r}, "
                                   f"not {manifest['settings'][key]!r}; choose a new RUNID or the same settings")

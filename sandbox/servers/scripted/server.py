@@ -3,7 +3,8 @@
 Routes: POST /v1/chat/completions (streaming or not), GET /v1/models, GET /health, and GET /props with
 total_slots when slots are set, as llama.cpp reports them (each also without the /v1 prefix). The persona
 (personas.py) decides each reply from the request's messages alone; this module speaks the wire format: JSON
-replies, server-sent events, usage counts, max_tokens, latency, slots and chaos's failures. Never imports dagster.
+replies, server-sent events, usage counts, max_tokens, latency, slots, pacing (a time to first token and a token
+rate, so a client's measured speed can be checked against a set one) and chaos's failures. Never imports dagster.
 """
 
 from __future__ import annotations
@@ -196,6 +197,8 @@ class ScriptedServer:
         chaos_kinds=CHAOS_KINDS,
         verbose: bool = False,
         log: TextIO | None = None,
+        ttft_s: float = 0.0,
+        token_rate: float = 0.0,
     ):
         self.host = check_host(host)
         if tool_format not in ("native", "text"):
@@ -204,6 +207,10 @@ class ScriptedServer:
             raise ValueError(f"slots must be at least 1 (or None for unlimited), got {slots}")
         if latency < 0 or chaos_delay < 0:
             raise ValueError("latency and chaos_delay must not be negative")
+        if not (math.isfinite(ttft_s) and ttft_s >= 0):
+            raise ValueError(f"ttft_s (seconds to the first token) must be a finite number >= 0, got {ttft_s!r}")
+        if not token_rate >= 0:  # NaN fails this too
+            raise ValueError(f"token_rate (tokens per second, 0 for no pacing) must be >= 0, got {token_rate!r}")
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be 0..65535, got {port}")
         self.persona: Persona = (make_persona(persona, suite=suite, replay_path=replay_path, chaos_kinds=chaos_kinds)
@@ -215,12 +222,15 @@ class ScriptedServer:
         self.slots = slots
         self.tool_format = tool_format
         self.chaos_delay = float(chaos_delay)
+        self.ttft_s = float(ttft_s)
+        self.token_rate = float(token_rate)
         self.verbose = verbose
         self.log = log
         self.created = int(time.time())
         self._slots = threading.BoundedSemaphore(slots) if slots else None
         self._count_lock = threading.Lock()
         self._chat_requests = 0
+        self.sampling_seen: list[dict] = []  # per chat request: the temperature, top_p and seed it carried
         self._in_flight = self._max_in_flight = 0
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -313,12 +323,15 @@ class ScriptedServer:
             if self.verbose:
                 self._say(f"[scripted {self.persona_name}] #{n} refused: {exc}")
             return
+        with self._count_lock:  # what the harness set, so a test can see that every path sends its sampling
+            self.sampling_seen.append({k: req[k] for k in ("temperature", "top_p", "seed") if k in req})
         conv = Conversation(req["messages"])
         stream = bool(req.get("stream"))
         include_usage = stream and bool((req.get("stream_options") or {}).get("include_usage"))
         max_tokens = req.get("max_completion_tokens") or req.get("max_tokens")
         max_tokens = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None
-        with self._slots or contextlib.nullcontext():
+        with self._slots or contextlib.nullcontext():  # held while the reply is paced and written, as a real server
+            start = time.monotonic() + self.latency  # the pacing clock: the slot is held and the latency has passed
             try:
                 result = self._work_on(conv)
             except Exception as exc:  # a persona bug: say so to the client instead of dropping the connection
@@ -338,8 +351,9 @@ class ScriptedServer:
             cid = "chatcmpl-" + hashlib.sha256(json.dumps(req["messages"], sort_keys=True).encode()).hexdigest()[:24]
             usage = self._usage(req, reply)
             if stream:
-                self._stream(h, cid, reply, usage if include_usage else None)
+                self._stream(h, cid, reply, usage if include_usage else None, start, usage["completion_tokens"])
             else:
+                self._sleep_until(start + self._generation_s(usage["completion_tokens"]))
                 h.send_json(200, self._completion(cid, reply, usage))
 
     def _parse(self, body: bytes) -> dict:
@@ -382,22 +396,55 @@ class ScriptedServer:
             out["usage"] = usage
         return out
 
-    def _stream(self, h: _Handler, cid: str, reply: Reply, usage: dict | None) -> None:
+    # --- pacing -------------------------------------------------------------------------------------------
+
+    def _generation_s(self, completion_tokens: int) -> float:
+        """Seconds from the pacing clock's start to the last generated token: the time to the first token, plus
+        (tokens - 1) / rate when a rate is set."""
+        if self.token_rate > 0:
+            return self.ttft_s + max(0, completion_tokens - 1) / self.token_rate
+        return self.ttft_s
+
+    def _targets(self, start: float, pieces: int, completion_tokens: int) -> list[float]:
+        """The monotonic instant each of `pieces` generated chunks is due: the first at start + ttft_s, the last at
+        start + _generation_s(completion_tokens), the others evenly between. Absolute, so a late piece does not
+        delay the ones after it."""
+        first = start + self.ttft_s
+        span = self._generation_s(completion_tokens) - self.ttft_s
+        if pieces <= 1:
+            return [first] * pieces
+        return [first + span * k / (pieces - 1) for k in range(pieces)]
+
+    @staticmethod
+    def _sleep_until(target: float) -> None:
+        left = target - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+
+    def _stream(self, h: _Handler, cid: str, reply: Reply, usage: dict | None, start: float | None = None,
+                completion_tokens: int = 1) -> None:
         with_usage = usage is not None
-        h.start_events()
-        h.event(self._chunk(cid, {"role": "assistant", "content": ""}, usage_field=with_usage))
+        pieces: list[dict] = []  # the deltas that carry generated text, in order
         text = reply.content or ""
         for i in range(0, len(text), CONTENT_PIECE_CHARS):
-            h.event(self._chunk(cid, {"content": text[i:i + CONTENT_PIECE_CHARS]}, usage_field=with_usage))
+            pieces.append({"content": text[i:i + CONTENT_PIECE_CHARS]})
         for index, call in enumerate(reply.tool_calls):
             args = call.arguments_json
-            h.event(self._chunk(cid, {"tool_calls": [{"index": index, "id": call.id, "type": "function",
-                                                      "function": {"name": call.name, "arguments": ""}}]},
-                                usage_field=with_usage))
+            pieces.append({"tool_calls": [{"index": index, "id": call.id, "type": "function",
+                                           "function": {"name": call.name, "arguments": ""}}]})
             for i in range(0, len(args), ARGUMENTS_PIECE_CHARS):
                 piece = args[i:i + ARGUMENTS_PIECE_CHARS]
-                h.event(self._chunk(cid, {"tool_calls": [{"index": index, "function": {"arguments": piece}}]},
-                                    usage_field=with_usage))
+                pieces.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+        start = time.monotonic() if start is None else start
+        # an empty reply still counts one token (as usage does): then the finish chunk is what is due at ttft_s
+        targets = self._targets(start, max(1, len(pieces)), completion_tokens)
+        h.start_events()
+        h.event(self._chunk(cid, {"role": "assistant", "content": ""}, usage_field=with_usage))  # no token: at once
+        for delta, target in zip(pieces, targets):
+            self._sleep_until(target)
+            h.event(self._chunk(cid, delta, usage_field=with_usage))
+        if not pieces:
+            self._sleep_until(targets[0])
         h.event(self._chunk(cid, {}, reply.finish, usage_field=with_usage))
         if with_usage:
             h.event(self._chunk(cid, None, usage_field=True, usage=usage))
@@ -453,6 +500,8 @@ def serve(
     chaos_delay: float = 2.0,
     verbose: bool = False,
     out: TextIO | None = None,
+    ttft_s: float = 0.0,
+    token_rate: float = 0.0,
 ) -> int:
     """Run a scripted server in the foreground until Ctrl-C or SIGTERM; returns the exit status (0).
 
@@ -462,7 +511,7 @@ def serve(
     """
     srv = ScriptedServer(persona, host=host, port=port, model_id=model_id, latency=latency, slots=slots,
                          suite=suite, tool_format=tool_format, replay_path=replay_path, chaos_delay=chaos_delay,
-                         verbose=verbose)
+                         verbose=verbose, ttft_s=ttft_s, token_rate=token_rate)
     stop = threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():
