@@ -53,7 +53,7 @@ def describe(label: str, answer: dict, wall: float) -> str:
 
 def agent_sized_prompt() -> list[dict]:
     """About 1400 prompt tokens, like pi's first prompt: a system text plus a code listing."""
-    code = (REPO / "sandbox" / "runner.py").read_text()[:4600]
+    code = (REPO / "sandbox" / "engine" / "runs.py").read_text()[:4600]
     return [{"role": "system", "content": "You are a coding agent working in a sandboxed folder."},
             {"role": "user", "content": f"Summarize in two sentences what this module does:\n\n{code}"}]
 

@@ -5,8 +5,9 @@ Two figures, both ratios from one run on this machine:
 1. The measurement alone: a Stopwatch through a reply of 20 pieces, its record, and the `speed` event line written
    to an events file, per request, against the median time the harness spends on one request of the builtin agent
    with the scripted oracle (the cheapest request there is).
-2. The same runs with and without it: the builtin agent on the programming tasks, alternating a run whose
-   Stopwatch does nothing with a run whose Stopwatch measures; the median agent seconds per task of each.
+2. The same runs with and without it: the builtin agent on the programming tasks, rotating a run whose Stopwatch
+   does nothing with two runs whose Stopwatch measures; the mean agent seconds per task of each, and the two
+   measured runs against each other for the noise floor.
 
     .venv/bin/python bench/wire_overhead.py [--tasks programming] [--rounds 2]
 """
@@ -68,24 +69,29 @@ def agent_seconds(watch: type, suite, tasks: str, tmp: Path, tag: str) -> tuple[
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", default="programming")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=6)
     args = ap.parse_args()
     suite = load_suite("kbench")
     per_request = cost_per_request()
-    off, on, requests = [], [], 0
+    # a second measured run beside the first tells the noise floor: on/on2 is what "no difference" looks like here
+    off, on, on2, requests = [], [], [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.rounds):
-            for watch, into in ((NoWatch, off), (wire.Stopwatch, on)):
-                secs, n = agent_seconds(watch, suite, args.tasks, Path(tmp), f"{watch.__name__}-{i}")
+            order = [(NoWatch, off), (wire.Stopwatch, on), (wire.Stopwatch, on2)]
+            for j, (watch, into) in enumerate(order[i % 3:] + order[:i % 3]):  # none always goes first
+                secs, n = agent_seconds(watch, suite, args.tasks, Path(tmp), f"{i}-{j}")
                 into += secs
                 requests += n
-    request_s = statistics.median(on) * len(on) / (requests / 2) if requests else float("nan")
+    request_s = statistics.fmean(on) * len(on) / (requests / 3) if requests else float("nan")
     print(f"measurement per request: {per_request * 1e6:.1f} us (20 pieces, the record, one event line); "
           f"a builtin request with the scripted oracle takes ~{request_s * 1e3:.1f} ms of agent time: "
           f"{per_request / request_s:.2%} of it")
-    print(f"agent seconds per task, median over {len(on)} tasks x {args.rounds} rounds: measured "
-          f"{statistics.median(on) * 1e3:.1f} ms, not measured {statistics.median(off) * 1e3:.1f} ms, ratio "
-          f"{statistics.median(on) / statistics.median(off):.3f}")
+    # agent_s is recorded in whole milliseconds: the mean over every task and round resolves finer than the median
+    print(f"agent seconds per task over {len(on) // args.rounds} tasks x {args.rounds} rounds: measured mean "
+          f"{statistics.fmean(on) * 1e3:.2f} ms (median {statistics.median(on) * 1e3:.0f}), not measured mean "
+          f"{statistics.fmean(off) * 1e3:.2f} ms (median {statistics.median(off) * 1e3:.0f}), ratio of means "
+          f"{statistics.fmean(on) / statistics.fmean(off):.3f}; two measured runs against each other (the noise): "
+          f"{statistics.fmean(on) / statistics.fmean(on2):.3f}")
 
 
 if __name__ == "__main__":
