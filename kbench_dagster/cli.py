@@ -24,6 +24,7 @@ from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say, visible
 from kbench_dagster.textjobs_cmd import add_textjobs_parser
+from kbench_dagster.trials_cmd import add_trials_parser
 from sandbox.engine.spec import server_slots_of
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
@@ -344,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_textjobs_parser(sub)  # the text jobs through the chat API
     add_endpoints_parser(sub)  # endpoints add|list: servers under names, with their hardware
     add_import_parser(sub)  # another machine's collect file or run folders
+    add_trials_parser(sub)  # tool-use trials: run, gate, show, hash
     add_breakdown_parser(sub)  # five jobs three ways
     return p
 

@@ -13,8 +13,9 @@ from sandbox.engine.records import finished_results, read_result
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 TEXTJOBS = "textjobs"  # sandbox.chatwork.textjobs.NAME: one row per item reply in textjob_replies
 BREAKDOWN = "breakdown-"  # sandbox.chatwork.breakdown kind names: one row per item answer in breakdown_answers
-ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "breakdown_answers", "runs",
-              "events_summary", "requests")
+TRIALS = "trials"  # sandbox.chatwork.trials.NAME: one row per trial answer in trial_results
+ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "breakdown_answers", "trial_results",
+              "runs", "events_summary", "requests")
 SPEED_FIELDS = ("stream", "finish", "ttft_s", "total_s", "gen_s", "prompt_tokens", "completion_tokens", "gen_tok_s",
                 "server_prompt_tok_s", "server_gen_tok_s")
 REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
@@ -64,6 +65,7 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     url = manifest.get("settings", {}).get("url")
     where = endpoint_fields(manifest)
     attempts, gradings, kernels, texts, answers, events, every, requests = [], [], [], [], [], [], [], []
+    trials = []
     for path in finished_results(run_dir):
         r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
@@ -75,6 +77,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
             texts.append(textjob_row(read_result(path), path.parent))
         elif str(r.get("kind")).startswith(BREAKDOWN):
             answers += breakdown_rows(read_result(path))
+        elif r.get("kind") == TRIALS:
+            trials.append(trial_row(read_result(path), where))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
             row.update(server_url=url, record_path=str(path.parent), **where)
@@ -96,7 +100,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
                      "started_at": min(a["started_at"] for a in every),
                      "finished_at": max(a["finished_at"] for a in every)})
     return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "textjob_replies": texts,
-            "breakdown_answers": answers, "runs": runs, "events_summary": events, "requests": requests}
+            "breakdown_answers": answers, "trial_results": trials, "runs": runs, "events_summary": events,
+            "requests": requests}
 
 
 def endpoint_fields(manifest: dict) -> dict:
@@ -175,6 +180,16 @@ def textjob_row(r: dict, record: Path) -> dict:
                                      "fields", "note")},
             "prompt": prompt[-1]["content"] if prompt else None,
             "reply": _text(record / "workdir" / "reply.txt", REPLY_CHARS)}
+
+
+def trial_row(r: dict, where: dict) -> dict:
+    """A trial_results row: the trial's verdict with its latest grading applied, and the endpoint it ran on."""
+    t = r.get("trial") or {}
+    return {**{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
+                                      "infra_error", "suite_fingerprint", "graded_at")},
+            "trial": r["task"], "family": r.get("category"), "grade": r.get("tier"), "oracle": t.get("oracle"),
+            "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
+            "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"), **where}
 
 
 def breakdown_rows(r: dict) -> list[dict]:

@@ -21,6 +21,7 @@ from kbench_dagster.ingest import (
     BREAKDOWN,
     KERNELS,
     TEXTJOBS,
+    TRIALS,
     cell_of,
     cells_of,
     ingest_run,
@@ -30,6 +31,7 @@ from kbench_dagster.ingest import (
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.breakdown import breakdown_kind
 from sandbox.chatwork.textjobs import TextJobs
+from sandbox.chatwork.trials import ToolTrials
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.engine.records import check_run_id
@@ -117,6 +119,8 @@ def verdict_table(kind_name: str) -> str:
         return "kernel_gradings"
     if kind_name == TEXTJOBS:
         return "textjob_replies"
+    if kind_name == TRIALS:
+        return "trial_results"
     return "breakdown_answers" if kind_name.startswith(BREAKDOWN) else "gradings"
 
 
@@ -129,6 +133,8 @@ def kind_of(suite: str) -> WorkKind:
         return KernelTasks()
     if suite == TEXTJOBS:
         return TextJobs()
+    if suite == TRIALS:
+        return ToolTrials()
     return AgentTasks(load_suite(suite))
 
 
@@ -226,7 +232,7 @@ def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result:
 
 def kind_suffix(kind_name: str) -> str:
     """What sets a kind's run ids and store keys apart from the agent tasks' ("" for an agent-task suite)."""
-    special = kind_name in (KERNELS, TEXTJOBS) or kind_name.startswith(BREAKDOWN)
+    special = kind_name in (KERNELS, TEXTJOBS, TRIALS) or kind_name.startswith(BREAKDOWN)
     return f"-{kind_name}" if special else ""
 
 
@@ -264,7 +270,7 @@ def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
     name = manifest["suite"]["name"]
     if name.startswith(BREAKDOWN):
         return breakdown_kind(name)
-    return kind_of(name if name in (KERNELS, TEXTJOBS) else suite)
+    return kind_of(name if name in (KERNELS, TEXTJOBS, TRIALS) else suite)
 
 
 def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: ResultsStore, cfg: IsolationConfig,

@@ -96,6 +96,12 @@ CREATE TABLE IF NOT EXISTS requests (
     task VARCHAR, seed INTEGER, n INTEGER, stream BOOLEAN, finish VARCHAR, ttft_s DOUBLE, total_s DOUBLE, gen_s DOUBLE,
     prompt_tokens BIGINT, completion_tokens BIGINT, gen_tok_s DOUBLE, server_prompt_tok_s DOUBLE,
     server_gen_tok_s DOUBLE, server_url VARCHAR, endpoint VARCHAR, engine VARCHAR, hardware_class VARCHAR);
+CREATE TABLE IF NOT EXISTS trial_results (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, trial VARCHAR,
+    family VARCHAR, grade VARCHAR, oracle VARCHAR, outcome VARCHAR, score DOUBLE, cause VARCHAR, detail VARCHAR,
+    forms VARCHAR, sampling VARCHAR, duration_s DOUBLE, ttft_s DOUBLE, infra_error VARCHAR,
+    suite_fingerprint VARCHAR, graded_at TIMESTAMP, endpoint VARCHAR, engine VARCHAR, quant VARCHAR,
+    hardware VARCHAR, hardware_class VARCHAR);
 CREATE TABLE IF NOT EXISTS endpoints (
     name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
     engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
@@ -104,7 +110,7 @@ CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 """
 TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
-          "breakdown_answers", "requests")
+          "breakdown_answers", "trial_results", "requests")
 
 
 class StoreBusy(RuntimeError):

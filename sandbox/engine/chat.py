@@ -47,8 +47,9 @@ class ChatClient:
         self.model = model
         self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=0)
 
-    def session(self, cond: Condition, timeout_s: float, events: EventLog, slots: ServerSlots | None) -> ChatSession:
-        return ChatSession(self, cond, time.monotonic() + timeout_s, events, slots)
+    def session(self, cond: Condition, timeout_s: float, events: EventLog, slots: ServerSlots | None,
+                attempt: int = 1) -> ChatSession:
+        return ChatSession(self, cond, time.monotonic() + timeout_s, events, slots, attempt)
 
     def create(self, params: dict, timeout_s: float):
         return self._client.chat.completions.create(**params, timeout=timeout_s)
@@ -61,8 +62,9 @@ class ChatSession:
     """What a chat-only kind's execute() asks through, for one attempt."""
 
     def __init__(self, client: ChatClient, cond: Condition, deadline: float, events: EventLog,
-                 slots: ServerSlots | None):
+                 slots: ServerSlots | None, attempt: int = 1):
         self._client, self.cond, self.deadline, self.events, self._slots = client, cond, deadline, events, slots
+        self.attempt = attempt  # the attempt's seed: a kind may vary what it asks by it (the trials' tool order)
         self.stats = SessionStats()
         self.slot_wait_s = 0.0
 

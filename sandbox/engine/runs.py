@@ -383,7 +383,7 @@ class Runner:
         down = self._wait_for_server(stages)
         if down:
             return SessionStats(), down
-        chat = self.agent.session(a.cond.for_attempt(a.seed), timeout_s, events, self.slots)
+        chat = self.agent.session(a.cond.for_attempt(a.seed), timeout_s, events, self.slots, a.seed)
         t = time.monotonic()
         try:
             self.kind.execute(a.task, workdir, chat)

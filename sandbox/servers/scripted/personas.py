@@ -199,6 +199,30 @@ class TextJobPersona:
         return Reply(self.answers.right(unit), note=f"{unit.id}: the answer key")
 
 
+class TrialPersona:
+    """Answers the tool-use trials (suite "trials"): oracle with each trial's reference answer (its calls, its label,
+    its JSON), null with an empty reply, which every trial must fail."""
+
+    def __init__(self, name: str):
+        from sandbox.chatwork.trials import ToolTrials  # task data only where it is used
+        from task_defs.trials.loader import normalise, normalised_prompt
+
+        self.name = name
+        self._normalise = normalise
+        self._by_prompt = {normalised_prompt(u.trial): u.trial for u in ToolTrials().units}
+
+    def respond(self, conv: Conversation) -> Reply:
+        from task_defs.trials.grading import reference_answer
+
+        users = conv.texts("user")
+        trial = self._by_prompt.get(self._normalise(users[-1])) if users else None
+        if self.name == "null" or trial is None:
+            return Reply("", note="null: an empty reply" if self.name == "null" else "no trial matches the prompt")
+        ref = reference_answer(trial)
+        calls = tuple(ToolCall(f"call_{i}", c.name, c.arguments or {}) for i, c in enumerate(ref.calls))
+        return Reply(None if calls else ref.text, calls, note=f"{trial.id}: the reference answer")
+
+
 class BreakdownPersona:
     """Answers the breakdown jobs (suite "breakdown") in all three ways: oracle right everywhere, noisy wrong on a
     fixed share of the items (sandbox/chatwork/breakdown_oracle.py)."""
@@ -385,6 +409,8 @@ def make_persona(name: str, suite="kbench", replay_path: str | Path | None = Non
         return TextJobPersona(name)
     if suite == "breakdown" and name in ("oracle", "noisy"):
         return BreakdownPersona(name)
+    if suite == "trials" and name in ("oracle", "null"):
+        return TrialPersona(name)
     if name == "noisy":
         raise ValueError("persona 'noisy' answers the text jobs or the breakdown jobs: give suite 'textjobs' or "
                          "'breakdown'")

@@ -1,0 +1,177 @@
+"""`kbench trials run|gate|show|hash`: the tool-use trials (sandbox/chatwork/trials.py) from the command line.
+
+run asks a server every trial (K samples: attempt k sends the run's sampling seed + k), stores each verdict in
+trial_results and prints pass@1 per family and grade with Wilson intervals. gate proves the suite without a server:
+every trial passes its own reference answer, fails an empty reply and a bare `{}`, and no two prompts are the same.
+show prints exactly what a trial sends (the one function that builds the request); hash the two fingerprints.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+from kbench_dagster import service
+from kbench_dagster.endpoints_cmd import add_endpoint_options, endpoint_settings
+from kbench_dagster.progress import Progress
+from kbench_dagster.reporting.stats import wilson_p
+from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.terminal import say
+from kbench_dagster.textjobs_cmd import model_of_server
+from sandbox.chatwork.trials import NAME, ToolTrials, request_of
+from sandbox.engine.records import finished_results, read_result
+from sandbox.engine.spec import API_AGENT, server_slots_of
+from task_defs.trials.grading import Answer, grade, reference_answer
+from task_defs.trials.loader import normalised_prompt, rules_fingerprint
+from task_defs.vocabulary import SCORED
+
+STRUCTURAL = {"an empty reply": Answer(), "a bare {}": Answer(text="{}")}
+
+
+def _units(kind: ToolTrials, only: str | None, limit: int | None) -> list:
+    names = [n.strip() for n in (only or "").split(",") if n.strip()]
+    known = [f.id for f in kind.families]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"--only: unknown family {', '.join(unknown)}; the families are {', '.join(known)}")
+    if limit is not None and limit < 1:
+        raise ValueError("--limit must be a positive number of trials per family")
+    return [u for f in kind.families if not names or f.id in names
+            for u in [x for x in kind.units if x.family.id == f.id][:limit]]
+
+
+def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
+    """pass@1 (each trial's pass share, averaged over trials) with a Wilson interval, per family and per grade."""
+    rs = [r for r in (read_result(p) for p in finished_results(run_dir))
+          if r["task"] in units and r["seed"] in seeds and r["outcome"] in SCORED]
+    out = {}
+    for by in ("category", "tier"):
+        shares: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+        for r in rs:
+            shares[r[by]][r["task"]].append(r["outcome"] == "pass")
+        table = {}
+        for key, trials in sorted(shares.items()):
+            p = sum(sum(v) / len(v) for v in trials.values()) / len(trials)
+            runs = sum(len(v) for v in trials.values())
+            table[key] = {"trials": len(trials), "runs": runs, "pass_at_1": p, "pass_at_1_ci": wilson_p(p, runs)}
+        out["families" if by == "category" else "grades"] = table
+    causes: dict[str, int] = defaultdict(int)
+    for r in rs:
+        if r["outcome"] != "pass":
+            causes[(r.get("trial") or {}).get("cause") or "other"] += 1
+    out["causes"] = dict(sorted(causes.items(), key=lambda kv: -kv[1]))
+    return out
+
+
+def cmd_run(args) -> int:
+    api_key = service.cli_api_key()
+    where = endpoint_settings(args, ResultsStore(args.db))
+    model = args.model or model_of_server(where["url"], api_key)
+    if args.samples < 1:
+        raise ValueError("--samples must be at least 1")
+    kind = ToolTrials()
+    units = _units(kind, args.only, args.limit)
+    run_id = args.run_id or "trials-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
+    settings = service.settings_of(
+        run_id=run_id, model=model, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),
+        conds=args.conds, seeds=list(range(1, args.samples + 1)), workers=args.parallel, timeout_s=args.timeout,
+        runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots,
+        **where)
+    spec, kind = service.build_spec(settings, kind, api_key=api_key)
+    slots = server_slots_of(spec)
+    spec = replace(spec, server_slots=slots.slots if slots else 0)
+    total = len(spec.tasks) * len(spec.conds) * args.samples
+    done_before = service.already_done(spec)
+    print(f"trials {run_id}: {len(units)} trials x {args.samples} samples = {total} requests, model {model} at "
+          f"{spec.url}{'; continuing, ' + str(done_before) + ' done' if done_before else ''}", file=sys.stderr)
+    bar = Progress(total - done_before, "trials")
+    done = service.run_and_store(spec, kind, ResultsStore(args.db),
+                                 on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
+    doc = {"run_id": run_id, "model": model, "suite_fingerprint": kind.fingerprint, "rules": rules_fingerprint(),
+           **figures(Path(args.runs) / run_id, {u.id for u in units}, set(range(1, args.samples + 1)))}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
+    for part in ("families", "grades"):
+        print(f"{part[:-1]:10} {'trials':>6} {'runs':>5} {'pass@1':>7}  95% CI")
+        for key, f in doc[part].items():
+            lo, hi = f["pass_at_1_ci"]
+            print(f"{key:10} {f['trials']:6} {f['runs']:5} {100 * f['pass_at_1']:6.1f}%  "
+                  f"{100 * lo:.0f}-{100 * hi:.0f}%")
+    if doc["causes"]:
+        print("failures by cause: " + ", ".join(f"{k} {n}" for k, n in doc["causes"].items()))
+    print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}; {args.out} written; "
+          f"{done.stored.get('trial_results', 0)} rows in {args.db} (trial_results)", file=sys.stderr)
+    return 0
+
+
+def gate_problems(kind: ToolTrials) -> list[str]:
+    """What keeps the suite from being published: a trial its own reference fails, a no-knowledge answer that
+    passes, a prompt asked twice."""
+    problems, seen = [], {}
+    for u in kind.units:
+        if not grade(u.trial, reference_answer(u.trial)).passed:
+            problems.append(f"{u.id}: its reference answer fails")
+        for what, answer in STRUCTURAL.items():
+            if grade(u.trial, answer).score > 0:
+                problems.append(f"{u.id}: {what} scores {grade(u.trial, answer).score:.2f}")
+        key = normalised_prompt(u.trial)
+        if key in seen:
+            problems.append(f"{u.id}: the same prompt as {seen[key]}")
+        seen[key] = u.id
+    return problems
+
+
+def cmd_gate(args) -> int:
+    kind = ToolTrials()
+    problems = gate_problems(kind)
+    for p in problems:
+        print(p)
+    print(f"{len(kind.units)} trials in {len(kind.families)} families; reference 100% needed, empty and {{}} 0% "
+          f"needed, no repeated prompt: {'FAILED, ' + str(len(problems)) + ' problem(s)' if problems else 'green'}")
+    return 1 if problems else 0
+
+
+def cmd_show(args) -> int:
+    messages, tools = request_of(ToolTrials().get(args.trial), args.seed)
+    print(json.dumps({"messages": messages, "tools": tools}, indent=1, ensure_ascii=False))
+    return 0
+
+
+def cmd_hash(args) -> int:
+    print(f"suite {ToolTrials().fingerprint}\nrules {rules_fingerprint()}")
+    return 0
+
+
+def add_trials_parser(sub) -> None:
+    p = sub.add_parser("trials", help="tool-use trials: run against a server, gate, show, hash")
+    tsub = p.add_subparsers(dest="trials_cmd", required=True)
+    s = tsub.add_parser("run", help="every trial asked of a server; pass@1 per family and grade to OUT.json")
+    s.add_argument("out", metavar="OUT.json")
+    s.add_argument("--url", help=f"OpenAI-compatible base URL (default: --endpoint's, else {service.DEFAULT_URL})")
+    s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
+    s.add_argument("--only", help="families, comma-separated (default: every family)")
+    s.add_argument("--limit", type=int, help="the first K trials of each family")
+    s.add_argument("--samples", type=int, default=1, help="attempts per trial (sample k sends seed + k)")
+    s.add_argument("--parallel", type=int, default=1, help="requests at once (the server's slots still bound it)")
+    s.add_argument("--conds", default="base")
+    s.add_argument("--timeout", type=float, default=120.0, help="seconds per trial; past it the trial is timeout")
+    s.add_argument("--run-id", help="default trials-MODEL: the same command resumes that run")
+    s.add_argument("--runs", default="runs")
+    s.add_argument("--work", help="work folder root (default ~/kbench-work)")
+    s.add_argument("--db", default=str(DEFAULT_DB))
+    s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
+    s.add_argument("--server-wait", type=float, default=600.0, metavar="S")
+    add_endpoint_options(s)
+    s.set_defaults(func=cmd_run)
+    s = tsub.add_parser("gate", help="reference 100%%, no-knowledge answers 0%%, no repeated prompt (no server)")
+    s.set_defaults(func=cmd_gate)
+    s = tsub.add_parser("show", help="exactly what a trial sends")
+    s.add_argument("--trial", required=True)
+    s.add_argument("--seed", type=int, default=1, help="the attempt (the tools' order depends on it)")
+    s.set_defaults(func=cmd_show)
+    s = tsub.add_parser("hash", help="the suite's and the oracle rules' fingerprints")
+    s.set_defaults(func=cmd_hash)

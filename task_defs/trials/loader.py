@@ -1,0 +1,120 @@
+"""Load the trial families (task_defs/suites/trials/FAMILY/{job.toml,items.jsonl}); a broken file names the file,
+the trial and the field. Beyond each model's own checks, a trial must fit its family's tools: it offers only
+tools the family defines, its oracle's calls name offered tools with arguments those tools take, and every
+argument a tool requires has a rule (else a right call could be refused)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from task_defs.errors import TaskFileError
+from task_defs.itemfiles import ITEMS_FILE, SPEC_FILE, load_items, load_spec
+from task_defs.loader import SUITES_DIR
+from task_defs.trials.models import CALL_KINDS, Trial, TrialFamily
+
+TRIALS_DIR = SUITES_DIR / "trials"
+RULES = (Path(__file__).parent / "grading.py", Path(__file__).parent / "models.py")
+
+
+@dataclass(frozen=True)
+class Family:
+    id: str
+    folder: Path
+    spec: TrialFamily
+    trials: tuple[Trial, ...]
+
+
+def _tool_problem(name: str, tool: dict) -> str | None:
+    params = tool.get("parameters")
+    if not isinstance(tool.get("description"), str) or not tool["description"].strip():
+        return f"tool {name!r} has no description"
+    if not isinstance(params, dict) or params.get("type") != "object" or not isinstance(params.get("properties"), dict):
+        return f"tool {name!r}: parameters must be a JSON schema of type object with properties"
+    missing = set(params.get("required", [])) - set(params["properties"])
+    return f"tool {name!r} requires {sorted(missing)} but does not define them" if missing else None
+
+
+def fit_problem(trial: Trial, tools: dict[str, dict]) -> tuple[str, str] | None:
+    """(field, message) when the trial does not fit the family's tools or its oracle cannot be met."""
+    for name in trial.tools:
+        if name not in tools:
+            return "tools", f"{name!r} is not one of the family's tools {sorted(tools)}"
+    o = trial.oracle
+    if o.kind in CALL_KINDS:
+        for i, rule in enumerate(o.calls):
+            if rule.name not in trial.tools:
+                return f"oracle.calls.{i}.name", f"{rule.name!r} is not offered by this trial {trial.tools}"
+            params = tools[rule.name]["parameters"]
+            unknown = sorted(set(rule.args) - set(params["properties"]))
+            if unknown:
+                return f"oracle.calls.{i}.args", f"{rule.name} takes no argument {unknown[0]!r}"
+            uncovered = sorted(k for k in params.get("required", []) if k not in rule.args or rule.args[k].optional)
+            if uncovered:
+                return f"oracle.calls.{i}.args", f"{rule.name} requires {uncovered[0]!r}: give it a rule"
+    if o.kind == "json_schema":
+        import jsonschema
+
+        try:
+            jsonschema.Draft202012Validator.check_schema(o.json_schema)
+        except jsonschema.SchemaError as exc:
+            return "oracle.schema", f"not a valid JSON schema: {exc.message}"
+    return None
+
+
+def load_family(folder: Path) -> Family:
+    folder = Path(folder)
+    spec = load_spec(folder, TrialFamily)
+    if spec.family != folder.name:
+        raise TaskFileError(folder / SPEC_FILE, "family", f"{spec.family!r} must be the folder's name {folder.name!r}")
+    for name, tool in spec.tools.items():
+        problem = _tool_problem(name, tool)
+        if problem:
+            raise TaskFileError(folder / SPEC_FILE, f"tools.{name}", problem)
+    trials = load_items(folder, Trial, lambda t: fit_problem(t, spec.tools))
+    return Family(folder.name, folder, spec, tuple(trials))
+
+
+def load_families(root: Path | None = None) -> list[Family]:
+    root = Path(root) if root else TRIALS_DIR
+    if not root.is_dir():
+        raise TaskFileError(root, None, "trials folder does not exist")
+    families = [load_family(d) for d in sorted(root.iterdir()) if d.is_dir() and d.name != "__pycache__"]
+    seen: dict[str, str] = {}
+    for fam in families:
+        for t in fam.trials:
+            if t.id in seen:
+                raise TaskFileError(fam.folder / ITEMS_FILE, f"{t.id}.id", f"the id is used in {seen[t.id]} too")
+            seen[t.id] = fam.id
+    return families
+
+
+def normalise(text: str) -> str:
+    """Words with case, runs of spaces and a closing full stop set aside: two prompts that differ only so ask the
+    same question."""
+    return re.sub(r"\s+", " ", text.casefold()).strip().rstrip(".!?").strip()
+
+
+def normalised_prompt(trial: Trial) -> str:
+    return normalise(trial.messages[-1].content)
+
+
+def rules_fingerprint() -> str:
+    """Changes whenever the oracle rules (the format and the grading) change: evidence made under other rules is
+    not to be read under these."""
+    h = hashlib.sha256()
+    for path in RULES:
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def fingerprint(families: list[Family]) -> str:
+    """Changes whenever a trial, a tool or the oracle rules change: what decides a verdict."""
+    h = hashlib.sha256(rules_fingerprint().encode())
+    for fam in families:
+        for name in (SPEC_FILE, ITEMS_FILE):
+            h.update(f"{fam.id}/{name}\0".encode())
+            h.update((fam.folder / name).read_bytes())
+    return h.hexdigest()
