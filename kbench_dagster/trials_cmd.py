@@ -1,4 +1,4 @@
-"""`kbench trials run|gate|show|hash`: the tool-use trials (sandbox/chatwork/trials.py) from the command line.
+"""`kbench trials run|gate|probe|show|hash`: the tool-use trials (sandbox/chatwork/trials.py) from the command line.
 
 run asks a server every trial (K samples: attempt k sends the run's sampling seed + k), stores each verdict in
 trial_results and prints pass@1 per family and grade with Wilson intervals. gate proves the suite without a server:
@@ -25,7 +25,7 @@ from kbench_dagster.textjobs_cmd import model_of_server
 from sandbox.chatwork.trials import NAME, ToolTrials, request_of
 from sandbox.engine.records import finished_results, read_result
 from sandbox.engine.spec import API_AGENT, server_slots_of
-from task_defs.trials.grading import Answer, grade, reference_answer
+from task_defs.trials.grading import Answer, Call, grade, reference_answer
 from task_defs.trials.loader import normalised_prompt, rules_fingerprint
 from task_defs.vocabulary import SCORED
 
@@ -135,6 +135,64 @@ def cmd_gate(args) -> int:
     return 1 if problems else 0
 
 
+def _first_tool(u) -> Answer:
+    """Takes the tool offered first (attempt 1's order) with the right arguments whenever that is the right tool:
+    what choosing by position is worth; the first label for a label trial, `{}` for a JSON one."""
+    o = u.trial.oracle
+    if o.kind == "label":
+        return Answer(text=o.labels[0])
+    _, tools = request_of(u, 1)
+    if not tools:
+        return Answer(text="{}")
+    first = tools[0]["function"]["name"]
+    right = [c for c in reference_answer(u.trial).calls if c.name == first][:1]
+    return Answer(calls=tuple(right) or (Call(first, {}),))
+
+
+def _common_label(kind: ToolTrials):
+    counts: dict[tuple, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for u in kind.units:
+        if u.trial.oracle.kind == "label":
+            counts[tuple(u.trial.oracle.labels)][u.trial.oracle.answer] += 1
+    best = {labels: max(c, key=lambda k: (c[k], k)) for labels, c in counts.items()}
+    return lambda u: Answer(text=best[tuple(u.trial.oracle.labels)] if u.trial.oracle.kind == "label" else "")
+
+
+def _named_in_text(u) -> Answer:
+    """The label the request's text names most often (the list of labels itself counts once for each)."""
+    if u.trial.oracle.kind != "label":
+        return Answer()
+    text, labels = u.trial.messages[-1].content.casefold(), u.trial.oracle.labels
+    return Answer(text=max(labels, key=lambda x: (text.count(x.casefold()), -labels.index(x))))
+
+
+def probe(kind: ToolTrials) -> dict[str, dict]:
+    """No-knowledge strategies scored by the real oracles: the structural ones must score exactly 0 (else the gate
+    fails); the chance ones are the floor a model has to beat."""
+    chance = {"the first tool offered": _first_tool, "the most common label": _common_label(kind),
+              "the label the text names": _named_in_text}
+    out = {}
+    for name, answer in STRUCTURAL.items():
+        out[name] = {"kind": "structural", "score": sum(grade(u.trial, answer).score for u in kind.units)}
+    for name, strategy in chance.items():
+        out[name] = {"kind": "chance", "score": sum(grade(u.trial, strategy(u)).score for u in kind.units)}
+    for v in out.values():
+        v["share"] = v["score"] / len(kind.units)
+    return out
+
+
+def cmd_probe(args) -> int:
+    kind = ToolTrials()
+    found = probe(kind)
+    for name, v in found.items():
+        print(f"{v['kind']:10} {name:26} {100 * v['share']:6.2f}%")
+    floor = max(v["share"] for v in found.values() if v["kind"] == "chance")
+    broken = [n for n, v in found.items() if v["kind"] == "structural" and v["score"] > 0]
+    print(f"chance floor {100 * floor:.1f}% (the best no-knowledge strategy); structural strategies "
+          f"{'score above 0: ' + ', '.join(broken) if broken else 'all exactly 0'}")
+    return 1 if broken else 0
+
+
 def cmd_show(args) -> int:
     messages, tools = request_of(ToolTrials().get(args.trial), args.seed)
     print(json.dumps({"messages": messages, "tools": tools}, indent=1, ensure_ascii=False))
@@ -169,6 +227,8 @@ def add_trials_parser(sub) -> None:
     s.set_defaults(func=cmd_run)
     s = tsub.add_parser("gate", help="reference 100%%, no-knowledge answers 0%%, no repeated prompt (no server)")
     s.set_defaults(func=cmd_gate)
+    s = tsub.add_parser("probe", help="no-knowledge strategies: structural ones must score 0; chance is the floor")
+    s.set_defaults(func=cmd_probe)
     s = tsub.add_parser("show", help="exactly what a trial sends")
     s.add_argument("--trial", required=True)
     s.add_argument("--seed", type=int, default=1, help="the attempt (the tools' order depends on it)")

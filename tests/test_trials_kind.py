@@ -40,6 +40,9 @@ def test_the_oracle_passes_every_trial_and_null_none(tmp_path):
 def test_the_command_line_gate_run_and_show(tmp_path, capsys):
     assert main(["trials", "gate"]) == 0
     assert "no repeated prompt: green" in capsys.readouterr().out
+    assert main(["trials", "probe"]) == 0
+    probed = capsys.readouterr().out
+    assert "structural strategies all exactly 0" in probed and "chance floor" in probed
     with ScriptedServer("oracle", suite="trials", port=0) as srv:
         assert main(["trials", "run", str(tmp_path / "t.json"), "--url", srv.url, "--only", "select,classify",
                      "--limit", "5", "--samples", "2", "--temperature", "0", "--runs", str(tmp_path / "runs"),
