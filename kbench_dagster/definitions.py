@@ -6,7 +6,7 @@ import dagster as dg
 
 from assets.boards import aggregates, boards
 from assets.kernels import kernel_gradings, kernel_runs, kernel_tasks
-from assets.language import breakdown_answers, textjob_replies
+from assets.language import breakdown_answers, textjob_replies, trial_results
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
@@ -26,7 +26,7 @@ RESOURCES = {
 
 defs = dg.Definitions(
     assets=[task_suites, agent_runs, gradings, results, aggregates, boards, kernel_tasks, kernel_runs,
-            kernel_gradings, textjob_replies, breakdown_answers],
+            kernel_gradings, textjob_replies, breakdown_answers, trial_results],
     asset_checks=[hidden_tests_are_proven],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(

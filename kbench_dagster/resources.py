@@ -60,6 +60,8 @@ class AgentSettings(dg.ConfigurableResource):
     textjobs_limit: int = 0  # the first K items of each text job; 0 = all
     breakdown_only: str = ""  # breakdown jobs, comma-separated; empty = every job
     breakdown_prompts: str = "tested"  # the breakdown's wording: tested or first
+    trials_only: str = ""  # tool-use trial families, comma-separated; empty = every family
+    trials_limit: int = 0  # the first K trials of each family; 0 = all
     pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
     keep_work: bool = False
     # the agent session's watchdog limits, as `kbench run` takes them
@@ -143,6 +145,7 @@ class ScriptedEndpoints(ModelEndpoints):
     """The fake: a scripted server (sandbox.servers.scripted) started in this process on first use."""
 
     persona: str = "oracle"
+    suite: str = "kbench"  # whose answers the persona knows: kbench, textjobs, breakdown, trials
     latency: float = 0.0
     ttft_s: float = 0.0  # seconds to the first token of each reply (after latency)
     token_rate: float = 0.0  # tokens per second after the first (0: no pacing)
@@ -153,7 +156,7 @@ class ScriptedEndpoints(ModelEndpoints):
         if self._server is None:
             from sandbox.servers.scripted import ScriptedServer
 
-            self._server = ScriptedServer(persona=self.persona, port=0, latency=self.latency,
+            self._server = ScriptedServer(persona=self.persona, suite=self.suite, port=0, latency=self.latency,
                                           ttft_s=self.ttft_s, token_rate=self.token_rate).start()
         return [Endpoint("scripted", self._server.url, None, self.slots, self.declared.get("scripted", {}))]
 

@@ -22,7 +22,7 @@ from kbench_dagster.reporting.stats import wilson_p
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say
 from kbench_dagster.textjobs_cmd import model_of_server
-from sandbox.chatwork.trials import NAME, ToolTrials, request_of
+from sandbox.chatwork.trials import NAME, ToolTrials, request_of, select_trials
 from sandbox.engine.records import finished_results, read_result
 from sandbox.engine.spec import API_AGENT, server_slots_of
 from task_defs.trials.grading import Answer, Call, grade, reference_answer
@@ -30,18 +30,6 @@ from task_defs.trials.loader import normalised_prompt, rules_fingerprint
 from task_defs.vocabulary import SCORED
 
 STRUCTURAL = {"an empty reply": Answer(), "a bare {}": Answer(text="{}")}
-
-
-def _units(kind: ToolTrials, only: str | None, limit: int | None) -> list:
-    names = [n.strip() for n in (only or "").split(",") if n.strip()]
-    known = [f.id for f in kind.families]
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise ValueError(f"--only: unknown family {', '.join(unknown)}; the families are {', '.join(known)}")
-    if limit is not None and limit < 1:
-        raise ValueError("--limit must be a positive number of trials per family")
-    return [u for f in kind.families if not names or f.id in names
-            for u in [x for x in kind.units if x.family.id == f.id][:limit]]
 
 
 def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
@@ -74,7 +62,7 @@ def cmd_run(args) -> int:
     if args.samples < 1:
         raise ValueError("--samples must be at least 1")
     kind = ToolTrials()
-    units = _units(kind, args.only, args.limit)
+    units = select_trials(kind, args.only, args.limit)
     run_id = args.run_id or "trials-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
     settings = service.settings_of(
         run_id=run_id, model=model, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),

@@ -1,17 +1,18 @@
-"""The text jobs and the breakdown through Dagster (in-process materialisation) store the same rows as the CLI."""
+"""The text jobs, the breakdown and the tool-use trials through Dagster (in-process materialisation) store the same
+rows as the CLI."""
 
 from pathlib import Path
 
 import dagster as dg
 
-from assets.language import breakdown_answers, textjob_replies
+from assets.language import breakdown_answers, textjob_replies, trial_results
 from kbench_dagster.cli import main
 from kbench_dagster.partitions import model_key
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
 from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer
 
-VOLATILE = {"partition_key", "run_id", "started_at", "finished_at", "graded_at", "duration_s"}
+VOLATILE = {"partition_key", "run_id", "started_at", "finished_at", "graded_at", "duration_s", "ttft_s"}
 
 
 def _rows(db: Path, table: str, order: str) -> list[dict]:
@@ -56,3 +57,16 @@ def test_the_breakdown_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
                       "--agent", "builtin")
     made_by_dagster = _rows(dagster_db, "breakdown_answers", "way, item")
     assert len(made_by_dagster) == 3 * 24 and made_by_dagster == _rows(cli_db, "breakdown_answers", "way, item")
+
+
+def test_the_trials_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
+    with ScriptedServer(persona="oracle", suite="trials", port=0) as srv:
+        dagster_db = _materialize(tmp_path, srv, trial_results, trials_only="select,extract", trials_limit=6)
+        # the CLI names the endpoint as Dagster's resource does, so the rows' endpoint columns agree
+        assert main(["endpoints", "add", "scripted", srv.url, "--db", str(tmp_path / "cli.duckdb")]) == 0
+        assert main(["trials", "run", str(tmp_path / "t.json"), "--endpoint", "scripted", "--model", srv.model_id,
+                     "--only", "select,extract", "--limit", "6", "--parallel", "2", "--runs", str(tmp_path / "runs"),
+                     "--work", str(tmp_path / "work"), "--db", str(tmp_path / "cli.duckdb")]) == 0
+    made_by_dagster = _rows(dagster_db, "trial_results", "trial")
+    assert len(made_by_dagster) == 12 and all(r["outcome"] == "pass" for r in made_by_dagster)
+    assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "trial_results", "trial")

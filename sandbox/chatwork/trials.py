@@ -69,6 +69,19 @@ def answer_of(reply: dict, offered: list[str]) -> Answer:
     return Answer(text=text, calls=tuple(calls))
 
 
+def select_trials(kind: ToolTrials, only: str | None = None, limit: int | None = None) -> list[TrialUnit]:
+    """The trials of the families named in `only` (all when None), the first `limit` of each."""
+    names = [n.strip() for n in (only or "").split(",") if n.strip()]
+    known = [f.id for f in kind.families]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"--only: unknown family {', '.join(unknown)}; the families are {', '.join(known)}")
+    if limit is not None and limit < 1:
+        raise ValueError("--limit must be a positive number of trials per family")
+    return [u for f in kind.families if not names or f.id in names
+            for u in [x for x in kind.units if x.family.id == f.id][:limit]]
+
+
 class ToolTrials:
     name = NAME
     runs_agent = False
