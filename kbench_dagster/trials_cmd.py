@@ -83,8 +83,8 @@ def cmd_run(args) -> int:
            **figures(Path(args.runs) / run_id, {u.id for u in units}, set(range(1, args.samples + 1)))}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
-    for part in ("families", "grades"):
-        print(f"{part[:-1]:10} {'trials':>6} {'runs':>5} {'pass@1':>7}  95% CI")
+    for part, label in (("families", "family"), ("grades", "grade")):
+        print(f"{label:10} {'trials':>6} {'runs':>5} {'pass@1':>7}  95% CI")
         for key, f in doc[part].items():
             lo, hi = f["pass_at_1_ci"]
             print(f"{key:10} {f['trials']:6} {f['runs']:5} {100 * f['pass_at_1']:6.1f}%  "
