@@ -149,23 +149,7 @@ class ResultsStore:
 
     def replace_partition(self, partition_key: str, tables: dict[str, list[dict]]) -> dict[str, int]:
         """Delete-then-insert every row of one partition, in one transaction."""
-        counts = {}
-        with self.connect() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                for table, rows in tables.items():
-                    if table not in TABLES:
-                        raise ValueError(f"unknown table {table!r}")
-                    con.execute(f"DELETE FROM {table} WHERE partition_key = ?", [partition_key])
-                    counts[table] = self._insert(con, table, [{**r, "partition_key": partition_key} for r in rows])
-                con.execute("COMMIT")
-            except BaseException:
-                # DuckDB may already have ended the transaction itself (a failed write on a full disk does):
-                # the error to show is the first one, never "no transaction is active".
-                with contextlib.suppress(duckdb.Error):
-                    con.execute("ROLLBACK")
-                raise
-        return counts
+        return self.replace_partitions({partition_key: tables})
 
     def replace_partitions(self, partitions: dict[str, dict[str, list[dict]]],
                            manifests: list[dict] = ()) -> dict[str, int]:
@@ -185,6 +169,8 @@ class ResultsStore:
                     self._put_manifest(con, m)
                 con.execute("COMMIT")
             except BaseException:
+                # DuckDB may already have ended the transaction itself (a failed write on a full disk does):
+                # the error to show is the first one, never "no transaction is active".
                 with contextlib.suppress(duckdb.Error):
                     con.execute("ROLLBACK")
                 raise

@@ -19,7 +19,7 @@ from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.textjobs import textjobs_document, validate_textjobs
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say, visible
-from sandbox.chatwork.textjobs import NAME, TextJobs
+from sandbox.chatwork.textjobs import TextJobs
 from sandbox.engine.spec import API_AGENT, server_slots_of
 from sandbox.servers.probe import fetch_json
 
@@ -34,21 +34,28 @@ def model_of_server(url: str, api_key: str | None) -> str:
                          "start the server or give --model") from None
 
 
-def cmd_textjobs(args) -> int:
+def chat_run_spec(args, kind, units: list, prefix: str, seeds: int):
+    """(spec, kind, slots) of a chat-only run as the language commands take it: the endpoint, the model (default:
+    the server's first), run id PREFIX-MODEL unless --run-id, the server's slots asked once."""
     api_key = service.cli_api_key()
     where = endpoint_settings(args, ResultsStore(args.db))
     model = args.model or model_of_server(where["url"], api_key)
-    kind = TextJobs()
-    units = kind.select(args.only, args.limit)
-    run_id = args.run_id or "textjobs-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
+    run_id = args.run_id or f"{prefix}-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
     settings = service.settings_of(
-        run_id=run_id, model=model, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),
-        conds=args.conds, seeds=list(range(1, args.seeds + 1)), workers=args.parallel, timeout_s=args.timeout,
+        run_id=run_id, model=model, agent=API_AGENT, suite=kind.name, tasks=",".join(u.id for u in units),
+        conds=args.conds, seeds=list(range(1, seeds + 1)), workers=args.parallel, timeout_s=args.timeout,
         runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots,
         **where)
     spec, kind = service.build_spec(settings, kind, api_key=api_key)
     slots = server_slots_of(spec)
-    spec = replace(spec, server_slots=slots.slots if slots else 0)
+    return replace(spec, server_slots=slots.slots if slots else 0), kind, slots
+
+
+def cmd_textjobs(args) -> int:
+    kind = TextJobs()
+    units = kind.select(args.only, args.limit)
+    spec, kind, slots = chat_run_spec(args, kind, units, "textjobs", args.seeds)
+    run_id, model = spec.run_id, spec.model
     total = len(spec.tasks) * len(spec.conds) * args.seeds
     jobs = sorted({u.job.id for u in units})
     print(f"textjobs {run_id}: {len(units)} items of {', '.join(jobs)} x {len(spec.conds)} conditions x "

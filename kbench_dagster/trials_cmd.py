@@ -9,22 +9,19 @@ show prints exactly what a trial sends (the one function that builds the request
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.endpoints_cmd import add_endpoint_options, endpoint_settings
+from kbench_dagster.endpoints_cmd import add_endpoint_options
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.stats import wilson_p
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say
-from kbench_dagster.textjobs_cmd import model_of_server
-from sandbox.chatwork.trials import NAME, ToolTrials, request_of, select_trials
+from kbench_dagster.textjobs_cmd import chat_run_spec
+from sandbox.chatwork.trials import ToolTrials, request_of, select_trials
 from sandbox.engine.records import finished_results, read_result
-from sandbox.engine.spec import API_AGENT, server_slots_of
 from task_defs.trials.grading import Answer, Call, grade, reference_answer
 from task_defs.trials.loader import normalised_prompt, rules_fingerprint
 from task_defs.vocabulary import SCORED
@@ -56,22 +53,12 @@ def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
 
 
 def cmd_run(args) -> int:
-    api_key = service.cli_api_key()
-    where = endpoint_settings(args, ResultsStore(args.db))
-    model = args.model or model_of_server(where["url"], api_key)
     if args.samples < 1:
         raise ValueError("--samples must be at least 1")
     kind = ToolTrials()
     units = select_trials(kind, args.only, args.limit)
-    run_id = args.run_id or "trials-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
-    settings = service.settings_of(
-        run_id=run_id, model=model, agent=API_AGENT, suite=NAME, tasks=",".join(u.id for u in units),
-        conds=args.conds, seeds=list(range(1, args.samples + 1)), workers=args.parallel, timeout_s=args.timeout,
-        runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots,
-        **where)
-    spec, kind = service.build_spec(settings, kind, api_key=api_key)
-    slots = server_slots_of(spec)
-    spec = replace(spec, server_slots=slots.slots if slots else 0)
+    spec, kind, _ = chat_run_spec(args, kind, units, "trials", args.samples)
+    run_id, model = spec.run_id, spec.model
     total = len(spec.tasks) * len(spec.conds) * args.samples
     done_before = service.already_done(spec)
     print(f"trials {run_id}: {len(units)} trials x {args.samples} samples = {total} requests, model {model} at "
