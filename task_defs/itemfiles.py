@@ -39,10 +39,11 @@ def load_spec(folder: Path, model: type[S]) -> S:
         raise TaskFileError(path, *_where(exc)) from None
 
 
-def load_items(folder: Path, model: type[I], check: Callable[[I], tuple[str, str] | None] | None = None) -> list[I]:
-    """items.jsonl: one object per line, each valid for `model`, ids unique; `check(item)` may name a further
-    problem as (field, message)."""
-    path = Path(folder) / ITEMS_FILE
+def load_items(folder: Path, model: type[I], check: Callable[[I], tuple[str, str] | None] | None = None,
+               name: str = ITEMS_FILE) -> list[I]:
+    """items.jsonl (or `name`): one object per line, each valid for `model`, ids unique; `check(item)` may name a
+    further problem as (field, message)."""
+    path = Path(folder) / name
     if not path.is_file():
         raise TaskFileError(path, None, "missing: the job's items, one JSON object per line")
     items, seen = [], set()

@@ -19,7 +19,7 @@ from sandbox.engine.kinds import Verdict
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import fresh_dir
 from task_defs.trials.grading import Answer, Call, grade, work_grade
-from task_defs.trials.loader import Family, fingerprint, load_families
+from task_defs.trials.loader import Family, fingerprint, load_families, tools_of
 from task_defs.trials.models import Trial
 
 NAME = "trials"
@@ -45,7 +45,8 @@ def request_of(unit: TrialUnit, seed: int) -> tuple[list[dict], list[dict]]:
     """(messages, tools) exactly as sent for attempt `seed` of the trial."""
     names = list(unit.trial.tools)
     random.Random(f"{unit.trial.id}:{seed}").shuffle(names)
-    tools = [{"type": "function", "function": {"name": n, **unit.family.spec.tools[n]}} for n in names]
+    specs = tools_of(unit.trial, unit.family.spec.tools)
+    tools = [{"type": "function", "function": {"name": n, **specs[n]}} for n in names]
     messages = [m.model_dump() for m in unit.trial.messages]
     if tools and messages[0]["role"] != "system":
         messages.insert(0, {"role": "system", "content": TOOLS_SYSTEM})

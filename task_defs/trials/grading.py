@@ -93,7 +93,24 @@ def value_ok(rule: ArgRule, value: Any) -> bool:
     if rule.num is not None:
         return _is_number(value) and math.isfinite(float(value)) and abs(float(value) - rule.num) <= rule.tol
     wanted = rule.any_of if rule.any_of is not None else [rule.eq]
+    if rule.norm == "bfcl":
+        return any(_same(_bfcl(w), _bfcl(value), False) for w in wanted)
     return any(_same(w, value, rule.fold) for w in wanted)
+
+
+_BFCL_MARKS = str.maketrans("", "", " ,./-_*^")
+
+
+def _bfcl(v: Any) -> Any:
+    """BFCL's own string comparison, applied through lists and dicts: lower case, no spaces nor , . / - _ * ^,
+    single quotes as double."""
+    if isinstance(v, str):
+        return v.translate(_BFCL_MARKS).lower().replace("'", '"')
+    if isinstance(v, list):
+        return [_bfcl(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _bfcl(x) for k, x in v.items()}
+    return v
 
 
 def _is_number(v) -> bool:

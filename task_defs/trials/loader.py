@@ -16,6 +16,7 @@ from task_defs.loader import SUITES_DIR
 from task_defs.trials.models import CALL_KINDS, Trial, TrialFamily
 
 TRIALS_DIR = SUITES_DIR / "trials"
+GENERATED_FILE = "generated.jsonl"
 RULES = (Path(__file__).parent / "grading.py", Path(__file__).parent / "models.py")
 
 
@@ -37,11 +38,21 @@ def _tool_problem(name: str, tool: dict) -> str | None:
     return f"tool {name!r} requires {sorted(missing)} but does not define them" if missing else None
 
 
-def fit_problem(trial: Trial, tools: dict[str, dict]) -> tuple[str, str] | None:
-    """(field, message) when the trial does not fit the family's tools or its oracle cannot be met."""
+def tools_of(trial: Trial, family_tools: dict[str, dict]) -> dict[str, dict]:
+    """The tools the trial can offer: the family's, and its own (which win on a shared name)."""
+    return {**family_tools, **trial.tool_specs} if trial.tool_specs else family_tools
+
+
+def fit_problem(trial: Trial, family_tools: dict[str, dict]) -> tuple[str, str] | None:
+    """(field, message) when the trial does not fit its tools or its oracle cannot be met."""
+    for name, tool in trial.tool_specs.items():
+        problem = _tool_problem(name, tool)
+        if problem:
+            return f"tool_specs.{name}", problem
+    tools = tools_of(trial, family_tools)
     for name in trial.tools:
         if name not in tools:
-            return "tools", f"{name!r} is not one of the family's tools {sorted(tools)}"
+            return "tools", f"{name!r} is not one of the family's tools {sorted(tools)} nor in tool_specs"
     o = trial.oracle
     if o.kind in CALL_KINDS:
         for i, rule in enumerate(o.calls):
@@ -54,6 +65,8 @@ def fit_problem(trial: Trial, tools: dict[str, dict]) -> tuple[str, str] | None:
             uncovered = sorted(k for k in params.get("required", []) if k not in rule.args or rule.args[k].optional)
             if uncovered:
                 return f"oracle.calls.{i}.args", f"{rule.name} requires {uncovered[0]!r}: give it a rule"
+    if o.kind == "shell" and "command" not in tools[o.tool]["parameters"]["properties"]:
+        return "oracle.tool", f"{o.tool} takes no 'command' argument: the shell oracle runs that"
     if o.kind == "json_schema":
         import jsonschema
 
@@ -74,6 +87,8 @@ def load_family(folder: Path) -> Family:
         if problem:
             raise TaskFileError(folder / SPEC_FILE, f"tools.{name}", problem)
     trials = load_items(folder, Trial, lambda t: fit_problem(t, spec.tools))
+    if (folder / GENERATED_FILE).is_file():  # task_defs/trials/generate.py writes it
+        trials += load_items(folder, Trial, lambda t: fit_problem(t, spec.tools), GENERATED_FILE)
     return Family(folder.name, folder, spec, tuple(trials))
 
 
@@ -114,7 +129,8 @@ def fingerprint(families: list[Family]) -> str:
     """Changes whenever a trial, a tool or the oracle rules change: what decides a verdict."""
     h = hashlib.sha256(rules_fingerprint().encode())
     for fam in families:
-        for name in (SPEC_FILE, ITEMS_FILE):
-            h.update(f"{fam.id}/{name}\0".encode())
-            h.update((fam.folder / name).read_bytes())
+        for name in (SPEC_FILE, ITEMS_FILE, GENERATED_FILE):
+            if (fam.folder / name).is_file():
+                h.update(f"{fam.id}/{name}\0".encode())
+                h.update((fam.folder / name).read_bytes())
     return h.hexdigest()

@@ -8,7 +8,12 @@ schemas under [tools.NAME]) and items.jsonl one trial per line, naming the tools
 - calls_set: these calls in any order (parallel calls), matched one to one at most;
 - no_call: no tool fits; any call, native or written in the text, fails;
 - label: exactly one label of a fixed set, the right one;
-- json_schema: a JSON answer valid for a schema (draft 2020-12), with values checked at given paths.
+- json_schema: a JSON answer valid for a schema (draft 2020-12), with values checked at given paths;
+- shell: the commands the model sends to the offered shell tool run in our sandbox over the trial's files; the
+  oracle reads stdout, the exit status or a file, and the run's trace must show the programs the trial names (a
+  witness), so printing the expected bytes is never a pass.
+
+A trial may bring its own tools (`tool_specs`, e.g. an imported BFCL item) beside the family's.
 
 A trial's grade comes from the work it asks (task_defs/trials/grading.py work_grade), never from a declaration.
 """
@@ -35,6 +40,9 @@ class ArgRule(_Strict):
     num: float | None = None
     tol: float = Field(default=0.0, ge=0)
     fold: bool = False  # strings compared without case and outer spaces
+    # "bfcl": strings compared as BFCL's checker does (lower case; spaces and , . / - _ * ^ removed, ' as ");
+    # only for trials imported from BFCL, so their verdicts can be checked against BFCL's own answers
+    norm: Literal["bfcl"] | None = None
     optional: bool = False  # may be left out; when given it must match
 
     @model_validator(mode="after")
@@ -87,7 +95,40 @@ class JsonAnswer(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-Oracle = Annotated[CallsExact | CallsSet | NoCall | Label | JsonAnswer, Field(discriminator="kind")]
+class Shell(_Strict):
+    kind: Literal["shell"]
+    tool: str = "run_shell"  # the offered tool whose `command` argument is run
+    files: dict[str, str] = {}  # the folder the commands start in: relative path -> text
+    stdout_regex: str | None = None  # searched in what the commands printed
+    exit_zero: bool = False  # the last command must exit 0
+    file_path: str | None = None  # with file_text: this file must hold exactly that text afterwards
+    file_text: str | None = None
+    ran: list[str] = []  # programs the trace must show run (the witness); none: `shortcut` must be given
+    shortcut: str | None = None  # a command that fakes the product; the gate proves the oracle fails it
+    reference: str = Field(min_length=1)  # a command that does the work: the gate proves it passes
+
+    @model_validator(mode="after")
+    def _checks(self):
+        if self.stdout_regex is None and not self.exit_zero and self.file_path is None:
+            raise ValueError("a shell oracle checks something: stdout_regex, exit_zero or file_path")
+        if (self.file_path is None) != (self.file_text is None):
+            raise ValueError("file_path and file_text go together")
+        if not self.ran and self.shortcut is None:
+            raise ValueError("name the programs that must run (ran), or a shortcut the gate proves fails")
+        if self.stdout_regex is not None:
+            import re
+
+            try:
+                re.compile(self.stdout_regex)
+            except re.error as exc:
+                raise ValueError(f"stdout_regex does not compile: {exc}") from None
+        for path in [*self.files, *([self.file_path] if self.file_path else [])]:
+            if path.startswith("/") or ".." in path.split("/") or not path.strip():
+                raise ValueError(f"{path!r}: paths are relative and stay inside the folder")
+        return self
+
+
+Oracle = Annotated[CallsExact | CallsSet | NoCall | Label | JsonAnswer | Shell, Field(discriminator="kind")]
 CALL_KINDS = ("calls_exact", "calls_set")
 
 
@@ -98,17 +139,23 @@ class Message(_Strict):
 
 class Trial(_Strict):
     id: str = Field(pattern=ID)
-    tools: list[str] = []  # names of the family's tools this trial offers (order shuffled per seed when asked)
+    tools: list[str] = []  # names of the tools this trial offers (order shuffled per seed when asked)
+    tool_specs: dict[str, dict] = {}  # tools of this trial alone (name -> description, parameters)
     messages: list[Message] = Field(min_length=1)
     oracle: Oracle
-    source: Literal["seed", "generated", "imported"] = "seed"
+    source: Literal["seed", "generated", "imported", "bfcl"] = "seed"
 
     @model_validator(mode="after")
     def _shape(self):
         if self.messages[-1].role != "user":
             raise ValueError("the last message must be the user's: it is what the model answers")
-        if self.oracle.kind in CALL_KINDS and not self.tools:
+        if self.oracle.kind in CALL_KINDS + ("shell",) and not self.tools:
             raise ValueError(f"a {self.oracle.kind} trial offers at least one tool")
+        if self.oracle.kind == "shell" and self.oracle.tool not in self.tools:
+            raise ValueError(f"the shell oracle runs {self.oracle.tool!r}, which the trial does not offer")
+        extra = sorted(set(self.tool_specs) - set(self.tools))
+        if extra:
+            raise ValueError(f"tool_specs defines {extra[0]!r}, which the trial does not offer")
         if len(set(self.tools)) != len(self.tools):
             raise ValueError("a tool is offered twice")
         return self
