@@ -199,7 +199,8 @@ def cmd_serve_scripted(args) -> int:
 
     return serve(args.persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
                  suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,
-                 chaos_delay=args.chaos_delay, verbose=args.verbose, ttft_s=args.ttft, token_rate=args.token_rate)
+                 chaos_delay=args.chaos_delay, verbose=args.verbose, ttft_s=args.ttft, token_rate=args.token_rate,
+                 reject_formats=tuple(f for f in (args.reject_formats or "").split(",") if f))
 
 
 def cmd_serve_local(args) -> int:
@@ -309,6 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds from a request (after --latency) to the first token of the reply (default 0)")
     s.add_argument("--token-rate", type=float, default=0.0, metavar="R",
                    help="tokens per second of a reply after its first token (default 0: no pacing, all at once)")
+    s.add_argument("--reject-formats", metavar="TYPES",
+                   help="response_format types to refuse with HTTP 400, e.g. json_schema,json_object (a server "
+                        "without structured output)")
     s.add_argument("--verbose", action="store_true")
     s.set_defaults(func=cmd_serve_scripted)
 

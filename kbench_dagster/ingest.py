@@ -189,7 +189,8 @@ def trial_row(r: dict, where: dict) -> dict:
                                       "infra_error", "suite_fingerprint", "graded_at")},
             "trial": r["task"], "family": r.get("category"), "grade": r.get("tier"), "oracle": t.get("oracle"),
             "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
-            "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"), **where}
+            "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),
+            **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")}, **where}
 
 
 def breakdown_rows(r: dict) -> list[dict]:

@@ -101,13 +101,20 @@ CREATE TABLE IF NOT EXISTS trial_results (
     family VARCHAR, grade VARCHAR, oracle VARCHAR, outcome VARCHAR, score DOUBLE, cause VARCHAR, detail VARCHAR,
     forms VARCHAR, sampling VARCHAR, duration_s DOUBLE, ttft_s DOUBLE, infra_error VARCHAR,
     suite_fingerprint VARCHAR, graded_at TIMESTAMP, endpoint VARCHAR, engine VARCHAR, quant VARCHAR,
-    hardware VARCHAR, hardware_class VARCHAR);
+    hardware VARCHAR, hardware_class VARCHAR, shape VARCHAR, response_format VARCHAR, elicitation VARCHAR,
+    rules VARCHAR, rounds INTEGER);
 CREATE TABLE IF NOT EXISTS endpoints (
     name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
     engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
     slots VARCHAR, sampling_defaults JSON, declared JSON, guessed JSON, described_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
+-- trial_results columns added since it was first made
+ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS shape VARCHAR;
+ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS response_format VARCHAR;
+ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS elicitation VARCHAR;
+ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rules VARCHAR;
+ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rounds INTEGER;
 """
 TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
           "breakdown_answers", "trial_results", "requests")

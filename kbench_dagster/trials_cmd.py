@@ -20,12 +20,15 @@ from kbench_dagster.reporting.stats import wilson_p
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say
 from kbench_dagster.textjobs_cmd import chat_run_spec
+from sandbox.chatwork.formats import MODES, POLICIES
 from sandbox.chatwork.trials import ToolTrials, request_of, select_trials
 from sandbox.engine.records import finished_results, read_result
+from sandbox.engine.reply_cache import ReplyCache
 from task_defs.trials.grading import Answer, Call, grade, reference_answer
 from task_defs.trials.loader import normalised_prompt, rules_fingerprint
 from task_defs.vocabulary import SCORED
 
+CACHE_DIR = "cache/trials"
 STRUCTURAL = {"an empty reply": Answer(), "a bare {}": Answer(text="{}")}
 
 
@@ -55,7 +58,8 @@ def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
 def cmd_run(args) -> int:
     if args.samples < 1:
         raise ValueError("--samples must be at least 1")
-    kind = ToolTrials()
+    cache = None if args.no_cache else ReplyCache(Path(args.cache) if args.cache else Path(args.runs) / CACHE_DIR)
+    kind = ToolTrials(response_format=args.response_format, cache=cache)
     units = select_trials(kind, args.only, args.limit)
     spec, kind, _ = chat_run_spec(args, kind, units, "trials", args.samples)
     run_id, model = spec.run_id, spec.model
@@ -67,6 +71,7 @@ def cmd_run(args) -> int:
     done = service.run_and_store(spec, kind, ResultsStore(args.db),
                                  on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
     doc = {"run_id": run_id, "model": model, "suite_fingerprint": kind.fingerprint, "rules": rules_fingerprint(),
+           "response_policy": args.response_format, "response_format": kind.negotiation.mode,
            **figures(Path(args.runs) / run_id, {u.id for u in units}, set(range(1, args.samples + 1)))}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
@@ -116,7 +121,7 @@ def _first_tool(u) -> Answer:
     o = u.trial.oracle
     if o.kind == "label":
         return Answer(text=o.labels[0])
-    _, tools = request_of(u, 1)
+    _, tools, _ = request_of(u, 1)
     if not tools:
         return Answer(text="{}")
     first = tools[0]["function"]["name"]
@@ -169,8 +174,9 @@ def cmd_probe(args) -> int:
 
 
 def cmd_show(args) -> int:
-    messages, tools = request_of(ToolTrials().get(args.trial), args.seed)
-    print(json.dumps({"messages": messages, "tools": tools}, indent=1, ensure_ascii=False))
+    messages, tools, fmt = request_of(ToolTrials().get(args.trial), args.seed, args.mode)
+    print(json.dumps({"messages": messages, "tools": tools, **({"response_format": fmt} if fmt else {})}, indent=1,
+                     ensure_ascii=False))
     return 0
 
 
@@ -191,6 +197,12 @@ def add_trials_parser(sub) -> None:
     s.add_argument("--samples", type=int, default=1, help="attempts per trial (sample k sends seed + k)")
     s.add_argument("--parallel", type=int, default=1, help="requests at once (the server's slots still bound it)")
     s.add_argument("--conds", default="base")
+    s.add_argument("--response-format", choices=POLICIES, default="auto",
+                   help="the answer channel of label and JSON trials: auto starts at json_schema and steps down "
+                        "only when the server refuses a format; a pinned one never steps down")
+    s.add_argument("--cache", help=f"reply cache folder (default RUNS/{CACHE_DIR}): a request asked before of the "
+                                   "same endpoint and model, for the same sample, is answered from it")
+    s.add_argument("--no-cache", action="store_true", help="ask the server every request")
     s.add_argument("--timeout", type=float, default=120.0, help="seconds per trial; past it the trial is timeout")
     s.add_argument("--run-id", help="default trials-MODEL: the same command resumes that run")
     s.add_argument("--runs", default="runs")
@@ -207,6 +219,7 @@ def add_trials_parser(sub) -> None:
     s = tsub.add_parser("show", help="exactly what a trial sends")
     s.add_argument("--trial", required=True)
     s.add_argument("--seed", type=int, default=1, help="the attempt (the tools' order depends on it)")
+    s.add_argument("--mode", choices=MODES, default=MODES[0], help="the answer format asked in")
     s.set_defaults(func=cmd_show)
     s = tsub.add_parser("hash", help="the suite's and the oracle rules' fingerprints")
     s.set_defaults(func=cmd_hash)

@@ -1,5 +1,5 @@
 """The tool-use trials through the one loop (a chat-only kind): the scripted oracle passes every trial and the null
-persona (an empty reply) none, over the whole suite; rows land in trial_results; the tools are offered in an order
+persona (a bare `{}`) none, over the whole suite; rows land in trial_results; the tools are offered in an order
 shuffled by the attempt's seed; calls written in the text are read and recorded as such."""
 
 import json
@@ -33,8 +33,8 @@ def test_the_oracle_passes_every_trial_and_null_none(tmp_path):
     assert store.query("SELECT count(*) FROM attempts")[1] == [(0,)]  # never mixed into the agent tasks' pass@1
     null, store = run_suite("null", tmp_path)
     assert len(null) == n and {r["outcome"] for r in null} == {"wrong"}
-    _, causes = store.query("SELECT DISTINCT cause FROM trial_results")
-    assert causes == [("empty",)]
+    _, causes = store.query("SELECT DISTINCT cause FROM trial_results ORDER BY cause")
+    assert causes == [("no_label",), ("no_words",), ("schema_invalid",), ("wrong_channel",)]
 
 
 def test_the_command_line_gate_run_and_show(tmp_path, capsys):
@@ -61,9 +61,9 @@ def test_the_tool_order_depends_on_the_seed_and_the_request_is_built_in_one_plac
     unit = next(u for u in kind.units if len(u.trial.tools) >= 3)
     orders = {tuple(t["function"]["name"] for t in request_of(unit, seed)[1]) for seed in range(1, 30)}
     assert len(orders) > 1 and all(sorted(o) == sorted(unit.trial.tools) for o in orders)
-    messages, tools = request_of(unit, 1)
+    messages, tools, fmt = request_of(unit, 1)
     assert messages[0]["role"] == "system" and messages[-1]["content"] == unit.trial.messages[-1].content
-    assert request_of(unit, 1) == (messages, tools)  # the same attempt asks the same
+    assert fmt is None and request_of(unit, 1) == (messages, tools, fmt)  # the same attempt asks the same
 
 
 def test_calls_written_in_the_text_are_read_and_marked():

@@ -1,9 +1,16 @@
-"""The tool-use trials as a kind of work: each trial is one attempt, one chat request with its tools offered.
+"""The tool-use trials as a kind of work: each trial is one attempt, a short exchange with its tools offered.
 
-`request_of` is the one place a trial becomes what the model receives (messages and tools, the tools in an order
-shuffled by the trial and the attempt's seed, so a model that always takes the first tool offered scores only the
-chance floor). The reply is kept as the server sent it (reply.json: the text and the calls with their arguments as
-raw text), and grading reads it back, so a regrade after an oracle change never asks again.
+`request_of` is the one place a trial becomes what the model receives (messages, tools, response format; the tools
+in an order shuffled by the trial and the attempt's seed, so a model that always takes the first tool offered
+scores only the chance floor). It serves the request, the cache key and `kbench trials show` alike.
+
+The exchange: when the model calls tools, each call gets a neutral result and the model goes on, until it answers
+without a call or ROUNDS replies are in; every call of every reply is graded. A model that calls one step at a
+time, waiting for each result as a real agent does, is judged on the whole chain, not on its first step.
+
+The answer channel of label and JSON trials is negotiated (sandbox/chatwork/formats.py). The replies are kept as
+the server sent them (reply.json) and grading reads them back, so a regrade after an oracle change never asks
+again.
 """
 
 from __future__ import annotations
@@ -14,17 +21,28 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.agents.textcalls import parse_text_calls
-from sandbox.engine.chat import ChatSession
+from sandbox.chatwork.formats import (
+    MODES,
+    Negotiation,
+    answer_text,
+    elicitation_fingerprint,
+    format_of,
+    is_format_rejection,
+)
+from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
 from sandbox.engine.kinds import Verdict
+from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import fresh_dir
-from task_defs.trials.grading import Answer, Call, grade, work_grade
-from task_defs.trials.loader import Family, fingerprint, load_families, tools_of
+from task_defs.trials.grading import Answer, Call, answer_shape, grade, work_grade
+from task_defs.trials.loader import Family, fingerprint, load_families, rules_fingerprint, tools_of
 from task_defs.trials.models import Trial
 
 NAME = "trials"
 REPLY = "reply.json"
-TIMEOUT_S = 120.0  # one reply; a safety stop, its outcome is timeout, never wrong
+TIMEOUT_S = 120.0  # one exchange; a safety stop, its outcome is timeout, never wrong
+ROUNDS = 4  # replies per exchange at most; calls past it are not answered (the ones made are graded)
+TOOL_RESULT = json.dumps({"ok": True})  # says the call went through and nothing more: no hint of the next step
 # Said once for every trial that offers tools: when to call, and that words are an answer too. It never hints
 # which tool, nor whether one fits.
 TOOLS_SYSTEM = ("You can call the tools offered with this request. Call the ones the request needs, with the values "
@@ -41,21 +59,24 @@ class TrialUnit:
         return self.trial.id
 
 
-def request_of(unit: TrialUnit, seed: int) -> tuple[list[dict], list[dict]]:
-    """(messages, tools) exactly as sent for attempt `seed` of the trial."""
+def request_of(unit: TrialUnit, seed: int, mode: str = "text") -> tuple[list[dict], list[dict], dict | None]:
+    """(messages, tools, response_format) exactly as first sent for attempt `seed` of the trial under the answer
+    format `mode`."""
     names = list(unit.trial.tools)
     random.Random(f"{unit.trial.id}:{seed}").shuffle(names)
     specs = tools_of(unit.trial, unit.family.spec.tools)
     tools = [{"type": "function", "function": {"name": n, **specs[n]}} for n in names]
     messages = [m.model_dump() for m in unit.trial.messages]
-    if tools and messages[0]["role"] != "system":
-        messages.insert(0, {"role": "system", "content": TOOLS_SYSTEM})
-    return messages, tools
+    response_format, hint = format_of(unit.trial, mode)
+    system = TOOLS_SYSTEM if tools else hint
+    if system and messages[0]["role"] != "system":
+        messages.insert(0, {"role": "system", "content": system})
+    elif system:
+        messages[0] = {"role": "system", "content": f"{messages[0]['content']}\n\n{system}"}
+    return messages, tools, response_format
 
 
-def answer_of(reply: dict, offered: list[str]) -> Answer:
-    """The model's answer from the kept reply: native calls, else calls of offered tools written in the text
-    (recorded as such; JSON in the text that names no offered tool is an answer, not a call)."""
+def _calls_of(reply: dict, offered: list[str]) -> list[Call]:
     calls = []
     for c in reply.get("tool_calls") or []:
         try:
@@ -63,11 +84,44 @@ def answer_of(reply: dict, offered: list[str]) -> Answer:
         except ValueError:
             args = None
         calls.append(Call(c.get("name") or "", args if isinstance(args, dict) else None, "native"))
-    text = reply.get("content") or ""
     if not calls:
-        calls = [Call(t.name, t.arguments if t.error is None else None, "text") for t in parse_text_calls(text)
-                 if t.name in offered]
+        calls = [Call(t.name, t.arguments if t.error is None else None, "text")
+                 for t in parse_text_calls(reply.get("content") or "") if t.name in offered]
+    return calls
+
+
+def replies_of(kept: dict) -> list[dict]:
+    """The replies of a kept exchange (a record made before exchanges held one reply at its top level)."""
+    return kept["replies"] if isinstance(kept.get("replies"), list) else [kept]
+
+
+def answer_of(kept: dict, offered: list[str], trial: Trial | None = None) -> Answer:
+    """The model's answer from the kept exchange: every call of every reply in order (native, else calls of offered
+    tools written in that reply's text, recorded as such; JSON in the text that names no offered tool is an answer,
+    not a call) and the last reply's words, unwrapped from the negotiated JSON answer when there was one."""
+    replies = replies_of(kept)
+    calls = [c for r in replies for c in _calls_of(r, offered)]
+    text = replies[-1].get("content") or "" if replies else ""
+    if trial is not None:
+        text = answer_text(trial, kept.get("mode") or "text", text)
     return Answer(text=text, calls=tuple(calls))
+
+
+def provider_failure(reply: ChatReply) -> str | None:
+    """What makes a reply the server's failure rather than the model's answer: nothing at all came back, or a native
+    call's arguments are not JSON (the server's own parser broke them)."""
+    if reply.finish == "refused":
+        return None
+    if not reply.content.strip() and not reply.tool_calls and not reply.reasoning.strip():
+        return "provider failure: an empty completion"
+    for c in reply.tool_calls:
+        try:
+            ok = isinstance(json.loads(c.get("arguments") or "{}"), dict)
+        except ValueError:
+            ok = False
+        if not ok:
+            return f"provider failure: the arguments of native call {c.get('name')!r} are not a JSON object"
+    return None
 
 
 def select_trials(kind: ToolTrials, only: str | None = None, limit: int | None = None) -> list[TrialUnit]:
@@ -87,9 +141,15 @@ class ToolTrials:
     name = NAME
     runs_agent = False
 
-    def __init__(self, families: list[Family] | None = None):
+    def __init__(self, families: list[Family] | None = None, response_format: str = "auto",
+                 cache: ReplyCache | None = None):
         self.families = families if families is not None else load_families()
         self.fingerprint = fingerprint(self.families)
+        self.rules = rules_fingerprint()
+        self.negotiation = Negotiation(response_format)
+        # per mode asked in: under auto, rows asked alike share a fingerprint with a run pinned to that mode
+        self.elicitation = {m: elicitation_fingerprint(m, TOOLS_SYSTEM, ROUNDS, TOOL_RESULT) for m in MODES}
+        self.cache = cache
         self._units = [TrialUnit(f, t) for f in self.families for t in f.trials]
         self._by_id = {u.id: u for u in self._units}
 
@@ -121,11 +181,40 @@ class ToolTrials:
     def timeout_s(self, unit: TrialUnit, run_timeout_s: float) -> float:
         return min(run_timeout_s, TIMEOUT_S)
 
+    def _first(self, unit: TrialUnit, chat: ChatSession) -> tuple[str, list[dict], list[dict], ChatReply, list]:
+        """The first request, stepping down the answer formats on the server's explicit refusals of one."""
+        tried = []
+        while True:
+            mode = self.negotiation.mode
+            messages, tools, fmt = request_of(unit, chat.attempt, mode)
+            reply = chat.ask(messages, tools=tools or None, response_format=fmt, cache=self.cache)
+            if fmt is None or not is_format_rejection(reply):
+                return mode, messages, tools, reply, tried
+            tried.append({"mode": mode, "error": reply.error})
+            if not self.negotiation.step_down(mode):
+                return mode, messages, tools, reply, tried
+
     def execute(self, unit: TrialUnit, workdir: Path, chat: ChatSession) -> None:
-        messages, tools = request_of(unit, chat.attempt)
-        reply = chat.ask(messages, tools=tools or None)
-        (workdir / REPLY).write_text(json.dumps({"content": reply.content, "tool_calls": reply.tool_calls,
-                                                 "finish": reply.finish, "error": reply.error}), encoding="utf-8")
+        mode, messages, tools, reply, tried = self._first(unit, chat)
+        replies = []
+        for n in range(ROUNDS):
+            failure = provider_failure(reply)
+            if failure:
+                raise ChatInfra(failure)
+            replies.append({"content": reply.content, "tool_calls": reply.tool_calls, "finish": reply.finish,
+                            "error": reply.error})
+            if not reply.tool_calls or n == ROUNDS - 1:
+                break
+            messages = messages + [
+                {"role": "assistant", "content": reply.content or None,
+                 "tool_calls": [{"id": c.get("id") or f"call_{n}_{i}", "type": "function",
+                                 "function": {"name": c["name"], "arguments": c["arguments"]}}
+                                for i, c in enumerate(reply.tool_calls)]},
+                *({"role": "tool", "tool_call_id": c.get("id") or f"call_{n}_{i}", "content": TOOL_RESULT}
+                  for i, c in enumerate(reply.tool_calls))]
+            reply = chat.ask(messages, tools=tools, cache=self.cache)
+        (workdir / REPLY).write_text(json.dumps({"mode": mode, "refused_formats": tried, "replies": replies}),
+                                     encoding="utf-8")
 
     def grade(self, unit: TrialUnit, workdir: Path, output_path: Path, cfg: IsolationConfig,
               log_path: Path | None) -> Verdict:
@@ -133,13 +222,18 @@ class ToolTrials:
         if not path.is_file():
             return Verdict("nofile", "no reply was kept", 0.0)
         try:
-            reply = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+            kept = json.loads(path.read_text(encoding="utf-8", errors="replace"))
         except ValueError:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
-        answer = answer_of(reply, unit.trial.tools)
+        answer = answer_of(kept, unit.trial.tools, unit.trial)
         v = grade(unit.trial, answer)
+        refused = [r for r in replies_of(kept) if r.get("finish") == "refused"]
+        cause = "refused" if refused and not v.passed else v.cause
         output_path.write_text(f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) "
-                               f"{v.cause or ''} {v.detail}\n", encoding="utf-8")
-        return Verdict("pass" if v.passed else "wrong", v.detail or v.cause or "", 0.0, extra={"trial": {
+                               f"{cause or ''} {v.detail}\n", encoding="utf-8")
+        return Verdict("pass" if v.passed else "wrong", v.detail or cause or "", 0.0, extra={"trial": {
             "family": unit.family.id, "grade": work_grade(unit.trial), "oracle": unit.trial.oracle.kind,
-            "score": v.score, "cause": v.cause, "forms": sorted({c.form for c in answer.calls})}})
+            "score": v.score, "cause": cause, "forms": sorted({c.form for c in answer.calls}),
+            "response_format": kept.get("mode") or "text", "rounds": len(replies_of(kept)),
+            "elicitation": self.elicitation.get(kept.get("mode") or "text"), "shape": answer_shape(unit.trial),
+            "rules": self.rules}})

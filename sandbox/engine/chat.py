@@ -20,6 +20,7 @@ from sandbox.agents.builtin import INFRA_ERRORS, BrokenReply, OutOfTime, read_re
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
+from sandbox.engine.reply_cache import ReplyCache
 from sandbox.engine.slots import ServerSlots, session_slot
 
 
@@ -44,7 +45,7 @@ class ChatClient:
     """One OpenAI client for every attempt of a run; opens a ChatSession per attempt."""
 
     def __init__(self, url: str, model: str, api_key: str | None):
-        self.model = model
+        self.model, self.url = model, url
         self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=0)
 
     def session(self, cond: Condition, timeout_s: float, events: EventLog, slots: ServerSlots | None,
@@ -68,20 +69,28 @@ class ChatSession:
         self.stats = SessionStats()
         self.slot_wait_s = 0.0
 
-    def ask(self, messages: list[dict], *, tools: list[dict] | None = None, max_tokens: int | None = None) -> ChatReply:
+    def ask(self, messages: list[dict], *, tools: list[dict] | None = None, max_tokens: int | None = None,
+            response_format: dict | None = None, cache: ReplyCache | None = None) -> ChatReply:
         """One chat completion. max_tokens defaults to the condition's cap and the sampling is the condition's (the
-        run's, so every kind's requests are made alike); raises ChatInfra or ChatTimeout."""
+        run's, so every kind's requests are made alike); with a cache, a request asked before (same endpoint,
+        model, attempt and body) is answered from it. Raises ChatInfra or ChatTimeout."""
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise ChatTimeout("the attempt's time ran out before this request")
         self.events.write({"type": "request", "messages": messages, "tools": [t["function"]["name"] for t in tools]
-                           if tools else None})
-        # streamed, so the reply's speed is seen as it arrives (sandbox/agents/wire.py)
-        params: dict = {"model": self._client.model, "messages": messages, "stream": True,
-                        "stream_options": {"include_usage": True},
-                        "max_tokens": max_tokens or self.cond.max_tokens, "extra_body": self.cond.request_extra()}
+                           if tools else None, "response_format": (response_format or {}).get("type")})
+        asked: dict = {"model": self._client.model, "messages": messages,
+                       "max_tokens": max_tokens or self.cond.max_tokens, "extra_body": self.cond.request_extra()}
         if tools:
-            params["tools"] = tools
+            asked["tools"] = tools
+        if response_format:
+            asked["response_format"] = response_format
+        key = cache.key({"url": self._client.url, "attempt": self.attempt, **asked}) if cache else None
+        kept = cache.get(key) if cache else None
+        if kept is not None:
+            return self._reply({**kept, "speed": None}, cached=True)
+        # streamed, so the reply's speed is seen as it arrives (sandbox/agents/wire.py)
+        params = {**asked, "stream": True, "stream_options": {"include_usage": True}}
         t = time.monotonic()
         with session_slot(self._slots, self.events):
             self.slot_wait_s += time.monotonic() - t
@@ -101,25 +110,34 @@ class ChatSession:
                 self.stats.server_error = self.stats.server_error or error
                 self.events.write({"type": "error", "infra": False, "message": error})
                 return ChatReply("", finish="refused", error=error)
-        return self._reply(done)
+        usage = json.loads(done["usage"].model_dump_json()) if done["usage"] is not None else None
+        reply = self._reply({**done, "usage": usage})
+        if cache is not None:
+            cache.put(key, {"content": done["content"], "calls": done["calls"], "finish": done["finish"],
+                            "reasoning": done["reasoning"], "usage": usage})
+        return reply
 
     def _infra(self, exc: Exception) -> ChatInfra:
         message = f"{type(exc).__name__}: {exc}"[:500]
         self.events.write({"type": "error", "infra": True, "message": message})
         return ChatInfra(message)
 
-    def _reply(self, done: dict) -> ChatReply:
+    def _reply(self, done: dict, cached: bool = False) -> ChatReply:
+        """Count and record a reply. A cached one counts its tokens (what the answer cost to make) but no speed:
+        nothing was timed."""
         reply = ChatReply(done["content"], done["calls"], done["finish"], done["reasoning"])
         s = self.stats
         s.turns += 1
         s.native_calls += len(reply.tool_calls)
         s.cutoffs += reply.finish == "length"
-        usage = json.loads(done["usage"].model_dump_json()) if done["usage"] is not None else None
+        usage = done["usage"]
         if usage is not None:
             s.input_tokens += usage.get("prompt_tokens") or 0
             s.output_tokens += usage.get("completion_tokens") or 0
-        s.requests.append(done["speed"])
         self.events.write({"type": "reply", "content": reply.content, "reasoning": reply.reasoning or None,
-                           "tool_calls": reply.tool_calls or None, "finish": reply.finish, "usage": usage})
-        self.events.write({"type": "speed", **done["speed"]})
+                           "tool_calls": reply.tool_calls or None, "finish": reply.finish, "usage": usage,
+                           **({"cached": True} if cached else {})})
+        if not cached:
+            s.requests.append(done["speed"])
+            self.events.write({"type": "speed", **done["speed"]})
         return reply

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, JsonAnswer, Label, NoCall, Trial
+from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, JsonAnswer, Label, NoCall, Shell, Trial
 
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: a word in any script
 
@@ -66,6 +66,23 @@ def reference_answer(trial: Trial) -> Answer:
     if isinstance(o, Label):
         return Answer(text=o.answer)
     return Answer(text=json.dumps(o.reference))
+
+
+def answer_shape(trial: Trial) -> str:
+    """The shape of a right answer with its values set aside: the tools called with which arguments, the label,
+    the JSON keys. Trials that share a shape ask one question many times; the clustered interval counts them once."""
+    o = trial.oracle
+    if isinstance(o, (CallsExact, CallsSet)):
+        calls = [f"{c.name}({','.join(sorted(c.args))})" for c in o.calls]
+        return f"{o.kind}:" + ";".join(sorted(calls) if isinstance(o, CallsSet) else calls)
+    if isinstance(o, Label):
+        return f"label:{o.answer.casefold()}/{len(o.labels)}"
+    if isinstance(o, JsonAnswer):
+        return "json:" + ",".join(sorted(o.checks))
+    if isinstance(o, Shell):
+        product = o.file_path or ("stdout" if o.stdout_regex else "exit")
+        return f"shell:{','.join(sorted(o.ran)) or 'shortcut'}:{product}"
+    return "no_call"
 
 
 def _example(rule: ArgRule) -> Any:

@@ -48,6 +48,7 @@ class Conversation:
     """The messages of one chat request, with the views the personas need."""
 
     messages: list[dict]
+    response_format: dict | None = None  # as the request asked it
 
     @property
     def assistant_turns(self) -> int:
@@ -200,8 +201,9 @@ class TextJobPersona:
 
 
 class TrialPersona:
-    """Answers the tool-use trials (suite "trials"): oracle with each trial's reference answer (its calls, its label,
-    its JSON), null with an empty reply, which every trial must fail."""
+    """Answers the tool-use trials (suite "trials"): oracle with each trial's reference answer (its calls all at once,
+    then words once their results are in; its label, as the JSON object asked for when a format is asked; its
+    JSON), null with a bare `{}`, which every trial must fail."""
 
     def __init__(self, name: str):
         from sandbox.chatwork.trials import ToolTrials  # task data only where it is used
@@ -216,11 +218,18 @@ class TrialPersona:
 
         users = conv.texts("user")
         trial = self._by_prompt.get(self._normalise(users[-1])) if users else None
-        if self.name == "null" or trial is None:
-            return Reply("", note="null: an empty reply" if self.name == "null" else "no trial matches the prompt")
+        if self.name == "null":
+            return Reply("{}", note="null: a bare {}")
+        if trial is None:
+            return Reply("No trial matches this prompt (scripted).", note="no trial matches the prompt")
+        if conv.assistant_turns:
+            return Reply("Done.", note=f"{trial.id}: the calls' results are in")
         ref = reference_answer(trial)
         calls = tuple(ToolCall(f"call_{i}", c.name, c.arguments or {}) for i, c in enumerate(ref.calls))
-        return Reply(None if calls else ref.text, calls, note=f"{trial.id}: the reference answer")
+        text = ref.text
+        if conv.response_format and trial.oracle.kind == "label":
+            text = json.dumps({"label": ref.text})
+        return Reply(None if calls else text, calls, note=f"{trial.id}: the reference answer")
 
 
 class BreakdownPersona:

@@ -199,6 +199,7 @@ class ScriptedServer:
         log: TextIO | None = None,
         ttft_s: float = 0.0,
         token_rate: float = 0.0,
+        reject_formats: tuple[str, ...] = (),
     ):
         self.host = check_host(host)
         if tool_format not in ("native", "text"):
@@ -224,6 +225,9 @@ class ScriptedServer:
         self.chaos_delay = float(chaos_delay)
         self.ttft_s = float(ttft_s)
         self.token_rate = float(token_rate)
+        # response_format types refused with HTTP 400, as a server without structured output does
+        self.reject_formats = tuple(reject_formats)
+        self.formats_seen: list[str | None] = []  # per chat request: the response_format type it asked
         self.verbose = verbose
         self.log = log
         self.created = int(time.time())
@@ -325,7 +329,13 @@ class ScriptedServer:
             return
         with self._count_lock:  # what the harness set, so a test can see that every path sends its sampling
             self.sampling_seen.append({k: req[k] for k in ("temperature", "top_p", "seed") if k in req})
-        conv = Conversation(req["messages"])
+        fmt = req.get("response_format") if isinstance(req.get("response_format"), dict) else None
+        with self._count_lock:
+            self.formats_seen.append(fmt.get("type") if fmt else None)
+        if fmt and fmt.get("type") in self.reject_formats:
+            h.send_json(400, error_body(f"response_format type {fmt.get('type')!r} is not supported by this server"))
+            return
+        conv = Conversation(req["messages"], fmt)
         stream = bool(req.get("stream"))
         include_usage = stream and bool((req.get("stream_options") or {}).get("include_usage"))
         max_tokens = req.get("max_completion_tokens") or req.get("max_tokens")
@@ -502,6 +512,7 @@ def serve(
     out: TextIO | None = None,
     ttft_s: float = 0.0,
     token_rate: float = 0.0,
+    reject_formats: tuple[str, ...] = (),
 ) -> int:
     """Run a scripted server in the foreground until Ctrl-C or SIGTERM; returns the exit status (0).
 
@@ -511,7 +522,7 @@ def serve(
     """
     srv = ScriptedServer(persona, host=host, port=port, model_id=model_id, latency=latency, slots=slots,
                          suite=suite, tool_format=tool_format, replay_path=replay_path, chaos_delay=chaos_delay,
-                         verbose=verbose, ttft_s=ttft_s, token_rate=token_rate)
+                         verbose=verbose, ttft_s=ttft_s, token_rate=token_rate, reject_formats=reject_formats)
     stop = threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():

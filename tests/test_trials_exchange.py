@@ -1,0 +1,114 @@
+"""How a trial is asked: the short exchange (a model that calls one step at a time is judged on the whole chain),
+the answer-format negotiation against a server that refuses structured output, the reply cache (a strike extended
+from one sample to three pays only for the new samples), and provider failures kept out of the scores."""
+
+import json
+import shutil
+
+from kbench_dagster.cli import main
+from kbench_dagster.store import ResultsStore
+from sandbox.chatwork.trials import ToolTrials
+from sandbox.servers.scripted import ScriptedServer
+from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
+from task_defs.trials.grading import reference_answer
+from task_defs.trials.loader import normalise, normalised_prompt
+
+
+class OneStepAtATime:
+    """Makes the reference calls of a trial one per reply, waiting for each result, then says it is done."""
+
+    name = "one-step"
+
+    def __init__(self):
+        self.by_prompt = {normalised_prompt(u.trial): u.trial for u in ToolTrials().units}
+
+    def respond(self, conv: Conversation) -> Reply:
+        trial = self.by_prompt[normalise(conv.texts("user")[-1])]
+        calls = reference_answer(trial).calls
+        n = conv.assistant_turns
+        if n < len(calls):
+            return Reply(None, (ToolCall(f"c{n}", calls[n].name, calls[n].arguments),))
+        return Reply("All done.")
+
+
+class Says:
+    name = "says"
+
+    def __init__(self, reply: Reply):
+        self.reply = reply
+
+    def respond(self, conv: Conversation) -> Reply:
+        return self.reply
+
+
+def strike(tmp_path, url: str, run_id: str, *extra: str) -> dict:
+    out = tmp_path / f"{run_id}.json"
+    assert main(["trials", "run", str(out), "--url", url, "--run-id", run_id, "--runs", str(tmp_path / "runs"),
+                 "--work", str(tmp_path / "work"), "--db", str(tmp_path / "t.duckdb"), *extra]) == 0
+    return json.loads(out.read_text())
+
+
+def rows(tmp_path, run_id: str) -> list[tuple]:
+    _, got = ResultsStore(tmp_path / "t.duckdb").query(
+        "SELECT trial, outcome, cause, response_format FROM trial_results WHERE run_id = ? ORDER BY trial", [run_id])
+    return got
+
+
+def test_a_model_that_calls_one_step_at_a_time_passes_the_chains(tmp_path):
+    flows = [u for u in ToolTrials().units if u.family.id == "flows" and u.trial.oracle.kind != "no_call"][:12]
+    assert any(len(u.trial.oracle.calls) >= 2 for u in flows)
+    with ScriptedServer(OneStepAtATime(), port=0) as srv:
+        doc = strike(tmp_path, srv.url, "steps", "--only", "flows", "--limit", "12", "--no-cache")
+    assert doc["families"]["flows"]["pass_at_1"] == 1.0, doc["causes"]
+
+
+def test_negotiation_steps_down_only_on_the_servers_refusal(tmp_path):
+    only = ["--only", "classify,extract", "--limit", "3"]
+    with ScriptedServer("oracle", suite="trials", port=0, reject_formats=("json_schema",)) as srv:
+        doc = strike(tmp_path, srv.url, "object", *only, "--no-cache")
+        assert srv.formats_seen[0] == "json_schema" and set(srv.formats_seen[1:]) == {"json_object"}
+    assert doc["response_format"] == "json_object" and doc["families"]["classify"]["pass_at_1"] == 1.0
+    assert {r[3] for r in rows(tmp_path, "object")} == {"json_object"}
+    with ScriptedServer("oracle", suite="trials", port=0, reject_formats=("json_schema", "json_object")) as srv:
+        doc = strike(tmp_path, srv.url, "text", *only, "--no-cache")
+        assert srv.formats_seen[:2] == ["json_schema", "json_object"] and set(srv.formats_seen[2:]) == {None}
+    assert doc["response_format"] == "text" and {r[1] for r in rows(tmp_path, "text")} == {"pass"}
+    # a pinned format never steps down: the refusals are recorded as the run's, cause "refused"
+    with ScriptedServer("oracle", suite="trials", port=0, reject_formats=("json_schema",)) as srv:
+        strike(tmp_path, srv.url, "pinned", *only, "--no-cache", "--response-format", "json_schema")
+        assert set(srv.formats_seen) == {"json_schema"}
+    assert {(r[1], r[2]) for r in rows(tmp_path, "pinned")} == {("wrong", "refused")}
+    # a wrong answer is never a reason to step down: the null persona is asked in json_schema throughout
+    with ScriptedServer("null", suite="trials", port=0) as srv:
+        strike(tmp_path, srv.url, "null", *only, "--no-cache")
+        assert set(srv.formats_seen) == {"json_schema"}
+
+
+def test_the_cache_extends_a_strike_without_asking_again(tmp_path):
+    only = ["--only", "select,classify", "--limit", "4"]
+    with ScriptedServer("oracle", suite="trials", port=0) as srv:
+        strike(tmp_path, srv.url, "one", *only, "--samples", "1", "--temperature", "0")
+        first = srv.chat_requests
+        doc = strike(tmp_path, srv.url, "three", *only, "--samples", "3", "--temperature", "0")
+        # samples 2 and 3 are new: twice what the first strike asked, not three times
+        assert srv.chat_requests - first == 2 * first
+        again = srv.chat_requests
+        strike(tmp_path, srv.url, "again", *only, "--samples", "3", "--temperature", "0")
+        assert srv.chat_requests == again  # all of it answered from the cache
+    assert doc["families"]["select"]["runs"] == 12 and len(rows(tmp_path, "again")) == 24
+    assert {r[1] for r in rows(tmp_path, "again")} == {"pass"}
+    with ScriptedServer("oracle", suite="trials", port=0, model_id="another-model") as srv:
+        strike(tmp_path, srv.url, "other", *only, "--temperature", "0")
+        assert srv.chat_requests > 0  # another model is asked afresh
+
+
+def test_an_empty_completion_is_the_providers_failure_not_a_wrong_answer(tmp_path):
+    for reply, why in ((Reply(""), "an empty completion"),
+                       (Reply(None, (ToolCall("c0", "get_weather", "{city: Oslo"),)), "not a JSON object")):
+        with ScriptedServer(Says(reply), port=0) as srv:
+            strike(tmp_path, srv.url, "broken", "--only", "select", "--limit", "1", "--no-cache")
+        _, got = ResultsStore(tmp_path / "t.duckdb").query(
+            "SELECT outcome, infra_error FROM trial_results WHERE run_id = 'broken'")
+        assert got and all(o == "infra" and why in e for o, e in got), got
+        (tmp_path / "t.duckdb").unlink()
+        shutil.rmtree(tmp_path / "runs")
