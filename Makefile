@@ -25,7 +25,7 @@ system-packages:
 	    || echo "warning: $$p could not be installed; the tests that need it will say skipped" >&2; \
 	done
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	@# Debian's own python3 makes no venv without its python3.X-venv package: install it and try again.
 	test -x $(VENV)/bin/pip || $(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
 	  v=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
@@ -35,6 +35,9 @@ $(STAMP): pyproject.toml
 	  $(PYTHON) -m venv $(VENV); }
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -e '.[dev]'
+	@# BFCL's questions and answers, for `kbench trials import-bfcl`: its own pins conflict with ours, and only its
+	@# data files are read (task_defs/trials/bfcl.py)
+	$(VENV)/bin/pip install -q --no-deps 'bfcl-eval==2026.3.23'
 	touch $(STAMP)
 
 # pi, pinned in package.json / package-lock.json

@@ -112,3 +112,33 @@ def test_an_empty_completion_is_the_providers_failure_not_a_wrong_answer(tmp_pat
         assert got and all(o == "infra" and why in e for o, e in got), got
         (tmp_path / "t.duckdb").unlink()
         shutil.rmtree(tmp_path / "runs")
+
+
+def test_stats_compare_and_triage_read_the_store_and_refuse_stale_rules(tmp_path, capsys):
+    only = ["--only", "select,classify", "--limit", "5", "--samples", "2", "--temperature", "0"]
+    with ScriptedServer("oracle", suite="trials", port=0) as srv:
+        strike(tmp_path, srv.url, "good", *only)
+    with ScriptedServer("null", suite="trials", port=0) as srv:
+        strike(tmp_path, srv.url, "bad", *only)
+    capsys.readouterr()
+    db = ["--db", str(tmp_path / "t.duckdb")]
+    assert main(["trials", "stats", "good", "--json", *db]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["overall"]["pass_at_1"] == 1.0 and doc["overall"]["trials"] == 10 and doc["k"] == 2
+    assert doc["overall"]["clustered_ci"][0] <= doc["overall"]["pass_at_1_ci"][0]
+    assert main(["trials", "compare", "good", "bad", "--json", *db]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["common"], doc["b"], doc["c"]) == (10, 10, 0) and doc["mcnemar"]["p_exact"] < 0.01
+    assert sorted(doc["discordant"]) == ["classify", "select"]
+    assert main(["trials", "triage", "bad", "--json", *db]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["failures"] == 20 and sum(g["count"] for g in doc["groups"]) == 20
+    assert main(["trials", "triage", "bad", "--trial", "select_weather_oslo", *db]) == 0
+    assert "sample 2: wrong" in capsys.readouterr().out
+    # evidence graded under other oracle rules is refused; a regrade of the kept replies brings it up to date
+    with ResultsStore(tmp_path / "t.duckdb").connect() as con:
+        con.execute("UPDATE trial_results SET rules = 'older' WHERE run_id = 'good'")
+    assert main(["trials", "stats", "good", *db]) != 0
+    assert "kbench regrade good" in capsys.readouterr().err
+    assert main(["regrade", "good", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"), *db]) == 0
+    assert main(["trials", "stats", "good", *db]) == 0

@@ -29,6 +29,7 @@ from sandbox.chatwork.formats import (
     format_of,
     is_format_rejection,
 )
+from sandbox.chatwork.shell_oracle import SandboxShell
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
@@ -226,14 +227,16 @@ class ToolTrials:
         except ValueError:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
         answer = answer_of(kept, unit.trial.tools, unit.trial)
-        v = grade(unit.trial, answer)
+        v = grade(unit.trial, answer, SandboxShell(workdir, cfg))
+        mode = kept.get("mode") or "text"
         refused = [r for r in replies_of(kept) if r.get("finish") == "refused"]
         cause = "refused" if refused and not v.passed else v.cause
         output_path.write_text(f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) "
                                f"{cause or ''} {v.detail}\n", encoding="utf-8")
-        return Verdict("pass" if v.passed else "wrong", v.detail or cause or "", 0.0, extra={"trial": {
+        outcome = "pass" if v.passed else "timeout" if cause == "timeout" else "wrong"  # a safety stop is no verdict
+        return Verdict(outcome, v.detail or cause or "", 0.0, extra={"trial": {
             "family": unit.family.id, "grade": work_grade(unit.trial), "oracle": unit.trial.oracle.kind,
             "score": v.score, "cause": cause, "forms": sorted({c.form for c in answer.calls}),
-            "response_format": kept.get("mode") or "text", "rounds": len(replies_of(kept)),
-            "elicitation": self.elicitation.get(kept.get("mode") or "text"), "shape": answer_shape(unit.trial),
+            "response_format": mode if format_of(unit.trial, mode)[0] else "text", "rounds": len(replies_of(kept)),
+            "elicitation": self.elicitation.get(mode), "shape": answer_shape(unit.trial),
             "rules": self.rules}})

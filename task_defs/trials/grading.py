@@ -3,7 +3,8 @@
 Pure functions over the answer (its text and the calls it made, native or written in the text), so grading costs
 microseconds and is the same in a run, a regrade and the probe. A cause names what went wrong in words a triage
 counts: wrong_tool, wrong_args, missing_calls, extra_calls, malformed_args, called_when_not_to, no_words,
-wrong_channel, wrong_label, no_label, not_json, schema_invalid, wrong_value, empty.
+wrong_channel, wrong_label, no_label, not_json, schema_invalid, wrong_value, empty, wrong_output, no_witness,
+timeout. Only the shell oracle runs anything (through a runner it is given).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, JsonAnswer, Label, NoCall, Shell, Trial
 
@@ -33,6 +34,22 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class ShellRun:
+    """What running a shell trial's commands left: what they printed, the last one's exit status, the programs the
+    trace shows ran, the text of the file the oracle reads, and whether the run was cut off by its time."""
+
+    stdout: str
+    exit_code: int | None
+    programs: frozenset[str]
+    file_text: str | None = None
+    timed_out: bool = False
+
+
+# runs a shell trial's commands: (files, commands, the file to read afterwards) -> ShellRun (sandbox/chatwork)
+ShellRunner = Callable[[dict, list, "str | None"], ShellRun]
+
+
+@dataclass(frozen=True)
 class Verdict:
     passed: bool
     score: float  # 1.0 for a pass; partial credit for calls_exact and calls_set
@@ -40,8 +57,14 @@ class Verdict:
     detail: str = ""
 
 
-def grade(trial: Trial, answer: Answer) -> Verdict:
+def grade(trial: Trial, answer: Answer, shell: ShellRunner | None = None) -> Verdict:
+    """The verdict on an answer; a shell trial needs `shell`, which runs its commands (the only oracle that runs
+    anything)."""
     o = trial.oracle
+    if isinstance(o, Shell):
+        if shell is None:
+            raise ValueError(f"{trial.id}: a shell trial is graded by running its commands: give a shell runner")
+        return _shell(o, answer, shell)
     if isinstance(o, CallsExact):
         return _calls_exact(o, answer)
     if isinstance(o, CallsSet):
@@ -65,6 +88,8 @@ def reference_answer(trial: Trial) -> Answer:
         return Answer(text="None of the offered tools can do that.")
     if isinstance(o, Label):
         return Answer(text=o.answer)
+    if isinstance(o, Shell):
+        return Answer(calls=(Call(o.tool, {"command": o.reference}),))
     return Answer(text=json.dumps(o.reference))
 
 
@@ -99,6 +124,9 @@ def work_grade(trial: Trial) -> str:
         return "easy" if steps == 1 and args <= 2 else "hard" if steps >= 3 or args >= 6 else "medium"
     if isinstance(o, NoCall):
         return "easy" if len(trial.tools) <= 2 else "medium"
+    if isinstance(o, Shell):
+        checks = len(o.ran) + (o.stdout_regex is not None) + o.exit_zero + (o.file_path is not None)
+        return "easy" if checks <= 2 and len(o.files) <= 1 else "hard" if checks >= 4 else "medium"
     if isinstance(o, Label):
         return "easy" if len(o.labels) <= 3 else "medium" if len(o.labels) <= 6 else "hard"
     return "easy" if len(o.checks) <= 2 else "medium" if len(o.checks) <= 4 else "hard"
@@ -236,6 +264,36 @@ def _no_call(answer: Answer) -> Verdict:
         return Verdict(False, 0.0, "empty", "an empty reply")
     if not _WORD.search(answer.text):  # `{}` or a lone mark says nothing: a no-knowledge answer must not pass
         return Verdict(False, 0.0, "no_words", f"{answer.text.strip()[:40]!r} says nothing in words")
+    return Verdict(True, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------- shell
+
+def _shell(o: Shell, answer: Answer, shell: ShellRunner) -> Verdict:
+    if not answer.calls:
+        return _no_calls_cause(answer)
+    commands = []
+    for i, c in enumerate(answer.calls):
+        if c.arguments is None:
+            return Verdict(False, 0.0, "malformed_args", f"call {i + 1}: the arguments are not a JSON object")
+        if c.name != o.tool or set(c.arguments) != {"command"} or not isinstance(c.arguments["command"], str):
+            return Verdict(False, 0.0, "wrong_tool" if c.name != o.tool else "wrong_args",
+                           f"call {i + 1}: {o.tool} with one string argument, command, was expected")
+        commands.append(c.arguments["command"])
+    run = shell(dict(o.files), commands, o.file_path)
+    if run.timed_out:
+        return Verdict(False, 0.0, "timeout", "the commands ran past their time (a safety stop)")
+    if o.stdout_regex is not None and not re.search(o.stdout_regex, run.stdout, re.MULTILINE):
+        return Verdict(False, 0.0, "wrong_output", f"the output {run.stdout[:120]!r} does not match")
+    if o.exit_zero and run.exit_code != 0:
+        return Verdict(False, 0.0, "wrong_output", f"the last command exited {run.exit_code}")
+    if o.file_path is not None and run.file_text != o.file_text:
+        what = "is missing" if run.file_text is None else f"holds {run.file_text[:120]!r}"
+        return Verdict(False, 0.0, "wrong_output", f"{o.file_path} {what}")
+    unseen = [p for p in o.ran if p not in run.programs]
+    if unseen:
+        return Verdict(False, 0.0, "no_witness", f"the right bytes, but {', '.join(unseen)} never ran: the work "
+                                                 "was not done")
     return Verdict(True, 1.0)
 
 

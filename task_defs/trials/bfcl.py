@@ -1,0 +1,443 @@
+"""The Berkeley Function Calling Leaderboard (BFCL) as trial families, and how far our oracle agrees with its answers.
+
+BFCL ships its single-turn categories as JSON lines inside the bfcl_eval package: a question file per category
+(data/BFCL_v4_<stem>.json: id, question = list of turns, function = the offered functions) and, except irrelevance,
+a possible-answer file (data/possible_answer/BFCL_v4_<stem>.json: id, ground_truth = one {function: {param: [options]}}
+per expected call, "" among the options meaning the parameter may be left out). Only the data files are read: the
+package's checker and config modules create folders when imported.
+
+Each item becomes a Trial that brings its own tools; its oracle reproduces BFCL's checker as far as ArgRule can:
+strings compared with BFCL's normalisation (norm="bfcl"), a dict answer (param -> options per key) enumerated into
+the dicts it accepts. agreement() grades BFCL's own canonical answer (the first option of every parameter, those
+marked omittable left out) with our oracle, and names every item where the two cannot agree.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import itertools
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from task_defs.canary import CANARY
+from task_defs.itemfiles import ITEMS_FILE, SPEC_FILE
+from task_defs.trials.grading import Answer, Call, grade, value_ok
+from task_defs.trials.loader import fit_problem, load_family
+from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, Message, NoCall, Trial
+
+INSTALL_HINT = "pip install --no-deps bfcl-eval==2026.3.23"
+CATEGORIES = ("simple", "multiple", "parallel", "parallel_multiple", "irrelevance")
+STEMS = {"simple": "simple_python", "multiple": "multiple", "parallel": "parallel",
+         "parallel_multiple": "parallel_multiple", "irrelevance": "irrelevance"}
+PREFIX = "BFCL_v4_"
+ABOUT = {
+    "simple": "BFCL simple (Python): one function offered, one call to it with the right arguments.",
+    "multiple": "BFCL multiple: several functions offered, one call to the right one with the right arguments.",
+    "parallel": "BFCL parallel: one function offered, called several times at once with different arguments.",
+    "parallel_multiple": "BFCL parallel multiple: several functions offered, several calls at once, in any order.",
+    "irrelevance": "BFCL irrelevance: no offered function fits the request; any call fails.",
+}
+# A dict answer accepts the product of its keys' options; past this many the rest is not enumerated (a known
+# disagreement, never met in the shipped data, where the largest product is 2)
+COMBO_CAP = 256
+_TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None, "integer": "integer",
+          "array": "array", "boolean": "boolean", "string": "string", "number": "number", "object": "object"}
+# JSON Schema keywords kept from BFCL's property schemas; its own "optional" flag repeats "required" and is dropped
+_KEEP = ("description", "enum", "default", "format", "minimum", "maximum", "minItems", "maxItems")
+_OMIT = object()  # a dict key left out
+
+
+class BfclMissing(RuntimeError):
+    pass
+
+
+class _Skip(Exception):
+    pass
+
+
+# ------------------------------------------------------------------------------------------------ data
+
+def canonical_category(name: str) -> str:
+    """Our category name for ours or BFCL's (simple_python -> simple)."""
+    for ours, stem in STEMS.items():
+        if name in (ours, stem):
+            return ours
+    raise ValueError(f"unknown BFCL category {name!r}: one of {', '.join(CATEGORIES)}")
+
+
+def data_files(category: str):
+    """(question file, possible-answer file or None) inside the installed bfcl_eval package."""
+    try:
+        root = importlib.resources.files("bfcl_eval") / "data"
+    except ModuleNotFoundError:
+        raise BfclMissing(f"bfcl_eval is not installed; install it with: {INSTALL_HINT}") from None
+    stem = STEMS[canonical_category(category)]
+    question, answer = root / f"{PREFIX}{stem}.json", root / "possible_answer" / f"{PREFIX}{stem}.json"
+    if not question.is_file():
+        raise BfclMissing(f"{question} is missing: this importer reads bfcl-eval 2026.3.23 ({INSTALL_HINT})")
+    return question, answer if answer.is_file() else None
+
+
+def _jsonl(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_bfcl(category: str, limit: int | None = None) -> list[dict]:
+    """The category's items in file order, each with its ground_truth (None where BFCL has no answer file)."""
+    question, answer = data_files(category)
+    items = _jsonl(question)[:limit]
+    truth = {a["id"]: a["ground_truth"] for a in _jsonl(answer)} if answer else {}
+    return [{**it, "ground_truth": truth.get(it["id"])} for it in items]
+
+
+# ------------------------------------------------------------------------------------------- tools
+
+def tool_name(name: str) -> str:
+    """BFCL's own renaming for OpenAI-style models, whose tool names must match ^[a-zA-Z0-9_-]{1,64}$."""
+    return name.replace(".", "_")
+
+
+def trial_id(bfcl_id: str) -> str:
+    return "bfcl_" + re.sub(r"[^a-z0-9_]", "_", bfcl_id)
+
+
+def json_schema(schema: dict) -> dict:
+    """A BFCL parameter schema as JSON Schema, recursively (dict -> object, float -> number, tuple -> array,
+    any -> no type constraint)."""
+    out: dict[str, Any] = {}
+    if "type" in schema:
+        if schema["type"] not in _TYPES:
+            raise _Skip(f"unknown parameter type {schema['type']!r}")
+        if _TYPES[schema["type"]]:
+            out["type"] = _TYPES[schema["type"]]
+    out.update({k: schema[k] for k in _KEEP if k in schema})
+    if isinstance(schema.get("items"), dict):
+        out["items"] = json_schema(schema["items"])
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {k: json_schema(v) for k, v in schema["properties"].items()}
+    if isinstance(schema.get("required"), list):
+        out["required"] = list(schema["required"])
+    return out
+
+
+def tool_spec(function: dict) -> dict:
+    params = function.get("parameters") or {}
+    props = params.get("properties") or {}
+    required = [k for k in params.get("required") or [] if k in props]
+    if len(required) != len(params.get("required") or []):
+        raise _Skip("a function requires a parameter it does not define")
+    spec = {"type": "object", "properties": {k: json_schema(v) for k, v in props.items()}}
+    if required:
+        spec["required"] = required
+    description = (function.get("description") or "").strip() or f"The function {function['name']}."
+    return {"description": description, "parameters": spec}
+
+
+# ----------------------------------------------------------------------------------------- answers
+
+def _is_rule_dict(v) -> bool:
+    return isinstance(v, dict) and all(isinstance(x, list) for x in v.values())
+
+
+def _dict_choices(rule: dict):
+    """Every dict BFCL's dict check accepts for one dict answer, canonical first (its omittable keys left out)."""
+    keys = list(rule)
+    per_key = [([_OMIT] if "" in rule[k] else []) + [o for o in rule[k] if o != ""] for k in keys]
+    for pick in itertools.product(*per_key):
+        yield {k: v for k, v in zip(keys, pick) if v is not _OMIT}
+
+
+def _expanded(option, schema: dict | None):
+    """The literal values one BFCL option stands for: a dict answer for a dict parameter, a list of them for an
+    array of dicts, are rules per key; anything else is itself."""
+    kind = (schema or {}).get("type")
+    item_kind = ((schema or {}).get("items") or {}).get("type")
+    if kind == "dict" and _is_rule_dict(option):
+        return _dict_choices(option)
+    if kind in ("array", "tuple") and item_kind == "dict" and isinstance(option, list) and \
+            all(_is_rule_dict(x) for x in option):
+        return (list(p) for p in itertools.product(*[list(_dict_choices(x)) for x in option]))
+    return iter([option])
+
+
+def _canonical_value(option, schema: dict | None):
+    return next(_expanded(option, schema), option)
+
+
+def arg_rule(options: list, schema: dict | None, required: bool) -> tuple[ArgRule, bool]:
+    """(the rule, whether the accepted values had to be cut at COMBO_CAP). A required parameter is never optional:
+    BFCL's checker demands it whatever its options say."""
+    values: list = []
+    for option in (o for o in options if o != ""):
+        values.extend(itertools.islice(_expanded(option, schema), max(0, COMBO_CAP + 1 - len(values))))
+    cut = len(values) > COMBO_CAP
+    values = values[:COMBO_CAP] or [o for o in options if o != ""] or [""]  # [""]: only the empty string, if given
+    return ArgRule(any_of=values, optional="" in options and not required, norm="bfcl"), cut
+
+
+def _functions(item: dict) -> dict[str, dict]:
+    return {f["name"]: f for f in item.get("function") or []}
+
+
+def _call_rule(name: str, args: dict, functions: dict[str, dict]) -> CallRule:
+    params = (functions.get(name) or {}).get("parameters") or {}
+    props, required = params.get("properties") or {}, set(params.get("required") or [])
+    rules = {}
+    for param, options in args.items():
+        if not isinstance(options, list) or not options:
+            raise _Skip("a possible answer is not a list of options")
+        if param not in props and "" in options:
+            continue  # an answer for a parameter the function lacks, omittable: BFCL fails it if given, as we do
+        rules[param] = arg_rule(options, props.get(param), param in required)[0]
+    return CallRule(name=tool_name(name), args=rules)
+
+
+def _messages(item: dict) -> list[Message]:
+    turns = item.get("question") or []
+    if len(turns) != 1 or not isinstance(turns[0], list):
+        raise _Skip("not a single-turn question")
+    out = []
+    for m in turns[0]:
+        if m.get("role") not in ("user", "system"):
+            raise _Skip(f"a {m.get('role')!r} message")
+        if not isinstance(m.get("content"), str) or not m["content"].strip():
+            raise _Skip("an empty message")
+        out.append(Message(role=m["role"], content=m["content"]))
+    if not out or out[-1].role != "user":
+        raise _Skip("the question does not end with the user's message")
+    return out
+
+
+def convert_item(category: str, item: dict) -> Trial:
+    category = canonical_category(category)
+    messages = _messages(item)
+    functions = _functions(item)
+    names = [tool_name(n) for n in functions]
+    if not names:
+        raise _Skip("no functions offered")
+    if len(set(names)) != len(names):
+        raise _Skip("two functions share a name once '.' becomes '_'")
+    if any(not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", n) for n in names):
+        raise _Skip("a function name OpenAI tools cannot carry")
+    specs = {tool_name(n): tool_spec(f) for n, f in functions.items()}
+    if category == "irrelevance":
+        oracle = NoCall(kind="no_call")
+    else:
+        truth = item.get("ground_truth")
+        if not truth:
+            raise _Skip("no possible answer")
+        if any(not isinstance(c, dict) or len(c) != 1 for c in truth):
+            raise _Skip("a possible answer names not exactly one function")
+        calls = [_call_rule(*next(iter(c.items())), functions) for c in truth]
+        if category in ("simple", "multiple") and len(calls) != 1:
+            raise _Skip(f"{len(calls)} expected calls in a one-call category")
+        oracle = CallsSet(kind="calls_set", calls=calls) if len(calls) > 1 else \
+            CallsExact(kind="calls_exact", calls=calls)
+    try:
+        return Trial(id=trial_id(item["id"]), tools=names, tool_specs=specs, messages=messages, oracle=oracle,
+                     source="bfcl")
+    except ValidationError as exc:
+        raise _Skip(f"not a valid trial: {exc.errors()[0]['msg']}") from None
+
+
+def convert_items(category: str, items: list[dict]) -> tuple[list[Trial], dict[str, int]]:
+    trials, skipped = [], Counter()
+    for item in items:
+        try:
+            trials.append(convert_item(category, item))
+        except _Skip as why:
+            skipped[str(why)] += 1
+    return trials, dict(skipped)
+
+
+def convert(category: str, limit: int | None = None) -> tuple[list[Trial], dict[str, int]]:
+    return convert_items(category, load_bfcl(category, limit))
+
+
+def canonical_answer(item: dict, give_required: bool = False) -> Answer:
+    """BFCL's own right answer: every expected call with the first option of each parameter, the parameters whose
+    options include "" left out (through dict answers too), unless `give_required` and the function requires them;
+    a words-only reply where no call is expected."""
+    if not item.get("ground_truth"):
+        return Answer(text="None of the offered functions can do that.")
+    functions, calls = _functions(item), []
+    for c in item["ground_truth"]:
+        name, args = next(iter(c.items()))
+        params = (functions.get(name) or {}).get("parameters") or {}
+        props, required = params.get("properties") or {}, set(params.get("required") or []) if give_required else ()
+        calls.append(Call(tool_name(name), {k: _canonical_value(next(o for o in opts if o != ""), props.get(k))
+                                            for k, opts in args.items()
+                                            if "" not in opts or (k in required and any(o != "" for o in opts))}))
+    return Answer(calls=tuple(calls))
+
+
+# --------------------------------------------------------------------------------------- agreement
+
+def _known_issues(item: dict) -> list[tuple[str, str]]:
+    """What in a BFCL item keeps its own answer from passing, read from the item alone."""
+    out, functions = [], _functions(item)
+    for c in item.get("ground_truth") or []:
+        name, args = next(iter(c.items()))
+        if name not in functions:
+            out.append(("answer_names_unoffered_function", f"{name} is not among the offered functions"))
+            continue
+        params, fn = functions[name].get("parameters") or {}, tool_name(name)
+        props, required = params.get("properties") or {}, params.get("required") or []
+        for p in required:
+            if p not in args:
+                out.append(("required_without_answer", f"{fn} requires {p!r} but the answer has no options for it: "
+                                                       "BFCL fails it given (unexpected) and left out (missing)"))
+            elif "" in args[p]:
+                out.append(("required_marked_omittable", f"{fn}.{p} is required but '' is among its options "
+                                                         f"{args[p]}: BFCL's required check fails its canonical "
+                                                         "answer, which leaves it out (as does ours)"))
+        for p, opts in args.items():
+            if p not in props and "" not in opts:
+                out.append(("answer_param_not_in_function", f"{fn} takes no {p!r}, yet the answer demands it"))
+            elif p in props and arg_rule(opts, props[p], p in required)[1]:
+                out.append(("dict_answer_cut", f"{fn}.{p}: over {COMBO_CAP} accepted dicts; the rest refused"))
+    return out
+
+
+def _schema_problems(trial: Trial, answer: Answer) -> list[str]:
+    """Where BFCL's answer does not fit the function's own declared schema (a value of another type, outside the
+    enum even under BFCL's normalisation, a nested required key left out): a model that keeps to the schema
+    cannot send it."""
+    import jsonschema
+
+    found: dict[str, list[str]] = {}  # one entry per parameter, however many of its list items are off
+    for call in answer.calls:
+        spec = trial.tool_specs.get(call.name)
+        if spec is None:
+            continue
+        for e in jsonschema.Draft202012Validator(spec["parameters"]).iter_errors(call.arguments):
+            if e.validator == "required" and not e.path:
+                continue  # a top-level required parameter left out is a known issue of its own
+            if e.validator == "enum" and value_ok(ArgRule(any_of=list(e.validator_value), norm="bfcl"), e.instance):
+                continue  # the enum's own spelling is accepted by both checkers
+            found.setdefault(f"{call.name}.{e.path[0] if e.path else ''}", []).append(e.message)
+    return [f"{where}: {msgs[0]}" + (f" (and {len(msgs) - 1} more)" if len(msgs) > 1 else "")
+            for where, msgs in found.items()]
+
+
+def _negatives(trial: Trial, answer: Answer) -> list[str]:
+    """Answers BFCL fails that ours must fail too: a required argument left out, an argument the function lacks,
+    and for irrelevance any call."""
+    if not answer.calls:
+        return ["a call passes no_call"] if grade(trial, Answer(calls=(Call(trial.tools[0], {}),))).passed else []
+    out = []
+    for i, call in enumerate(answer.calls):
+        for p in trial.tool_specs.get(call.name, {}).get("parameters", {}).get("required", []):
+            if p in call.arguments:
+                fewer = {k: v for k, v in call.arguments.items() if k != p}
+                calls = answer.calls[:i] + (Call(call.name, fewer),) + answer.calls[i + 1:]
+                if grade(trial, Answer(calls=calls)).passed:
+                    out.append(f"passes with {call.name}.{p} left out")
+    extra = (Call(answer.calls[0].name, {**answer.calls[0].arguments, "not_a_parameter": 1}),) + answer.calls[1:]
+    return out + (["passes an argument the function lacks"] if grade(trial, Answer(calls=extra)).passed else [])
+
+
+def _looser(trial: Trial, answer: Answer) -> list[str]:
+    """Where ours passes what BFCL's type check fails (kept: our oracle reads numbers as numbers): a float for an
+    integer parameter, ints in a list of floats."""
+    out = []
+    for i, call in enumerate(answer.calls):
+        props = trial.tool_specs.get(call.name, {}).get("parameters", {}).get("properties", {})
+        for p, v in call.arguments.items():
+            s = props.get(p, {})
+            if s.get("type") == "integer" and type(v) is int:
+                changed, key = float(v), "float_for_integer_accepted"
+            elif s.get("type") == "array" and (s.get("items") or {}).get("type") == "number" and isinstance(v, list) \
+                    and any(type(x) is float and x.is_integer() for x in v):
+                changed, key = [int(x) if type(x) is float and x.is_integer() else x for x in v], "ints_in_float_list"
+            else:
+                continue
+            calls = answer.calls[:i] + (Call(call.name, {**call.arguments, p: changed}),) + answer.calls[i + 1:]
+            if grade(trial, Answer(calls=calls)).passed:
+                out.append(key)
+    return sorted(set(out))
+
+
+def _items_for(trials: list[Trial]) -> dict[str, dict]:
+    stems = {c for c, stem in STEMS.items() if any(t.id.startswith(f"bfcl_{stem}_") for t in trials)}
+    return {trial_id(it["id"]): it for c in sorted(stems) for it in load_bfcl(c)}
+
+
+def agreement(trials: list[Trial], items: list[dict] | None = None) -> dict:
+    """Our oracle on BFCL's canonical answer for each trial. A trial agrees when our loader accepts it, our oracle
+    passes the canonical answer, that answer fits the function's own schema and ours fails what BFCL fails (a
+    required argument left out, an unknown one, a call where none fits). `items`: the BFCL items the trials came
+    from (default: read from the package by id)."""
+    by_id = {trial_id(it["id"]): it for it in items} if items is not None else _items_for(trials)
+    disagreements, by_reason, looser = [], {}, Counter()
+    for t in trials:
+        item = by_id.get(t.id)
+        if item is None:
+            reasons = [("no_bfcl_item", "no BFCL item has this id")]
+        else:
+            reasons = _verdicts(t, item)
+            looser.update(_looser(t, canonical_answer(item)) if not reasons else [])
+        if reasons:
+            disagreements.append((t.id, "; ".join(f"{k}: {d}" for k, d in reasons)))
+            for k in dict.fromkeys(k for k, _ in reasons):
+                by_reason.setdefault(k, []).append(t.id)
+    return {"total": len(trials), "agree": len(trials) - len(disagreements), "disagreements": disagreements,
+            "by_reason": {k: {"count": len(v), "examples": v[:5]} for k, v in sorted(by_reason.items())},
+            "looser": dict(looser)}
+
+
+def _verdicts(trial: Trial, item: dict) -> list[tuple[str, str]]:
+    known = _known_issues(item)
+    fit = fit_problem(trial, {})
+    if fit:
+        return known or [("loader_fit", f"{fit[0]}: {fit[1]}")]
+    reasons, answer = list(known), canonical_answer(item)
+    verdict = grade(trial, answer)
+    # a required parameter marked omittable fails BFCL's canonical answer in both checkers; ours must then pass
+    # the answer that gives it, else the failure is ours
+    explained = any(k == "required_marked_omittable" for k, _ in known) and \
+        grade(trial, canonical_answer(item, give_required=True)).passed
+    if not verdict.passed and not explained:
+        reasons.append(("oracle_fails_answer", f"{verdict.cause}: {verdict.detail}"))
+    reasons += [("answer_breaks_schema", p) for p in _schema_problems(trial, answer)]
+    reasons += [("oracle_too_lenient", p) for p in _negatives(trial, answer)]
+    return reasons
+
+
+# ------------------------------------------------------------------------------------------ families
+
+def write_family(out_dir: Path | str, category: str, items: list[dict]) -> dict:
+    """The family folder bfcl_<category> (job.toml, items.jsonl) holding the items' trials our loader accepts; the
+    counts, the skip reasons, the agreement and what our loader says of the folder."""
+    from task_defs.errors import TaskFileError
+
+    cat = canonical_category(category)
+    trials, skipped = convert_items(cat, items)
+    fit = [t for t in trials if fit_problem(t, {}) is None]
+    if len(fit) < len(trials):
+        skipped["fails our loader's fit check (listed as a disagreement)"] = len(trials) - len(fit)
+    folder, loader = Path(out_dir) / f"bfcl_{cat}", "no trials to write"
+    if fit:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / SPEC_FILE).write_text(f"# {CANARY}\nfamily = {json.dumps(folder.name)}\n"
+                                        f"about = {json.dumps(ABOUT[cat])}\n", encoding="utf-8")
+        (folder / ITEMS_FILE).write_text("".join(
+            json.dumps(t.model_dump(mode="json", exclude_unset=True), ensure_ascii=False) + "\n" for t in fit),
+            encoding="utf-8")
+        try:
+            loader = f"ok, {len(load_family(folder).trials)} trials"
+        except TaskFileError as exc:
+            loader = f"refused: {exc}"
+    return {"family": folder.name, "folder": str(folder), "items": len(items), "converted": len(trials),
+            "written": len(fit), "skipped": skipped, "agreement": agreement(trials, items), "loader": loader}
+
+
+def write_families(out_dir: Path | str, categories=CATEGORIES, limit: int | None = None) -> dict:
+    """write_family for each category, from the installed package's data: category -> its report."""
+    return {cat: write_family(out_dir, cat, load_bfcl(cat, limit))
+            for cat in dict.fromkeys(canonical_category(c) for c in categories)}
