@@ -282,8 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="record the agent's work now and grade it later with `kbench regrade` (the report shows "
                         "such attempts as pending until then)")
     s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
-    s.add_argument("--tool-format", choices=["native", "text", "auto"], default="auto",
-                   help="builtin: accept native tool calls, calls written as text, or both (default)")
+    s.add_argument("--tool-format", choices=["native", "text", "auto", "constrained"], default="auto",
+                   help="builtin: accept native tool calls, calls written as text, or both (default); constrained: "
+                        "no tools field, every reply a JSON action the server's grammar enforces")
     s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
     s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
     s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)

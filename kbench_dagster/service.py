@@ -59,7 +59,7 @@ class RunSettings(BaseModel):
     model: str = Field(min_length=1)
     url: str = DEFAULT_URL
     agent: Literal["pi", "builtin", "api"] = "pi"  # api: kinds that ask the server directly (text jobs)
-    tool_format: Literal["native", "text", "auto"] = "auto"
+    tool_format: Literal["native", "text", "auto", "constrained"] = "auto"
     suite: str = "kbench"  # a suite name or folder; "kernels": the GPU kernel tasks; "textjobs": the text jobs
     tasks: str | None = None  # ids, categories or tiers, comma-separated; None: the whole suite
     conds: str | None = None  # condition names, comma-separated; None: the default conditions

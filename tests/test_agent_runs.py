@@ -77,6 +77,17 @@ def test_text_calls_are_format_errors_when_only_native_calls_count(tmp_path):
     assert r["outcome"] == "nofile" and r["tool_format_errors"] == 1 and r["tool_calls"] == 0
 
 
+def test_builtin_with_constrained_actions(tmp_path):
+    """--tool-format constrained: no tools field, every request asks for the action schema and every reply is one
+    JSON action; the calls run and the tasks pass as with native calls."""
+    with ScriptedServer(persona="oracle", port=0) as srv:
+        results, _ = run(srv.url, srv.model_id, "builtin", "easy,counterrors,fixavg", tmp_path,
+                         tool_format="constrained")
+        assert set(srv.formats_seen) == {"json_schema"}
+    assert {r["outcome"] for r in results} == {"pass"}
+    assert all(r["tool_calls"] >= 1 and r["native_calls"] == 0 and not r["tool_format_errors"] for r in results)
+
+
 def test_null_passes_nothing(tmp_path):
     with ScriptedServer(persona="null", port=0) as srv:
         results, _ = run(srv.url, srv.model_id, "builtin", None, tmp_path)

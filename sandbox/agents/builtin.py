@@ -12,6 +12,7 @@ from typing import Literal
 
 import openai
 
+from sandbox.agents import constrained
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.tools import TOOL_SCHEMAS, ToolBox, ToolError, check_call
@@ -20,7 +21,7 @@ from sandbox.engine.conditions import Condition
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import Limits
 
-ToolFormat = Literal["native", "text", "auto"]
+ToolFormat = Literal["native", "text", "auto", "constrained"]
 SYSTEM_PROMPT = (Path(__file__).parent / "SYSTEM.md").read_text(encoding="utf-8")
 MAX_TURNS = 200
 INFRA_ERRORS = (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
@@ -101,11 +102,13 @@ class BuiltinAgent:
         extra = cond.request_extra()
         left = deadline - time.monotonic()
         watch = Stopwatch(stream=True)
+        # constrained: no tools offered, the reply's grammar is the action schema (sandbox/agents/constrained.py)
+        how = {"response_format": constrained.RESPONSE_FORMAT} if self.tool_format == "constrained" else \
+            {"tools": TOOL_SCHEMAS}
         try:
             stream = client.chat.completions.create(
-                model=self.model, messages=messages, tools=TOOL_SCHEMAS, stream=True,
-                stream_options={"include_usage": True}, max_tokens=cond.max_tokens, extra_body=extra,
-                timeout=max(left, 1.0))
+                model=self.model, messages=messages, stream=True, stream_options={"include_usage": True},
+                max_tokens=cond.max_tokens, extra_body=extra, timeout=max(left, 1.0), **how)
         except openai.APITimeoutError as exc:
             if time.monotonic() >= deadline - 1:
                 raise OutOfTime() from exc
@@ -118,7 +121,8 @@ class BuiltinAgent:
         stats = SessionStats()
         start = time.monotonic()
         tools = ToolBox(Path(workdir), cfg, limits, deadline=start + limits.timeout_s, log_path=log_path)
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
+        system = SYSTEM_PROMPT + (constrained.SYSTEM if self.tool_format == "constrained" else "")
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
         events.write({"type": "prompt", "agent": "builtin", "text": prompt})
         client = self.client()
         for _ in range(MAX_TURNS):
@@ -175,7 +179,15 @@ class BuiltinAgent:
                 calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], None,
                               f"arguments are not valid JSON: {exc.msg}", "native"))
         native = bool(calls)
-        if not calls and self.tool_format in ("text", "auto"):
+        final = content
+        if self.tool_format == "constrained":
+            what, name, args, said = constrained.parse_action(content)
+            if what == "call":
+                calls.append((f"json_{uuid.uuid4().hex[:8]}", name, args, check_call(name, args), "constrained"))
+            elif what == "error":  # said: why it is no action; the model is told, as for any broken call
+                calls.append((f"json_{uuid.uuid4().hex[:8]}", name, None, said, "constrained"))
+            final = said if what == "done" else content
+        elif not calls and self.tool_format in ("text", "auto"):
             for t in parse_text_calls(content):
                 err = t.error or check_call(t.name, t.arguments)
                 calls.append((f"text_{uuid.uuid4().hex[:8]}", t.name, t.arguments, err, "text"))
@@ -186,7 +198,7 @@ class BuiltinAgent:
                 events.write({"type": "tool_format_error", "form": "text", "count": len(broken),
                               "message": "tool call written as text; this run accepts native calls only"})
         if not calls:
-            stats.final_message = content
+            stats.final_message = final
             stats.stop_reason = "length" if reply["finish"] == "length" else "stop"
             return False
         if native:

@@ -128,6 +128,16 @@ def as_text_format(reply: Reply) -> Reply:
     return Reply(text, (), finish, reply.note)
 
 
+def as_constrained(reply: Reply) -> Reply:
+    """The reply as the builtin agent's constrained format asks (sandbox/agents/constrained.py): one JSON action,
+    the first call's, or done with the text."""
+    if reply.tool_calls:
+        call = reply.tool_calls[0]
+        args = json.loads(call.arguments) if isinstance(call.arguments, str) else call.arguments
+        return Reply(json.dumps({"tool": call.name, "arguments": args}), (), None, reply.note)
+    return Reply(json.dumps({"tool": "done", "message": reply.content or ""}), (), reply.finish_reason, reply.note)
+
+
 class Persona(Protocol):
     name: str
 

@@ -30,11 +30,13 @@ from sandbox.servers.scripted.personas import (
     Persona,
     Reply,
     ToolFormat,
+    as_constrained,
     as_text_format,
     make_persona,
 )
 
 LOOPBACK = "127.0.0.1"
+ACTION_SCHEMA = "kbench_action"  # sandbox/agents/constrained.py SCHEMA_NAME (the scripted server imports no agent)
 CONTENT_PIECE_CHARS = 24  # a streamed text arrives in pieces of this many characters
 ARGUMENTS_PIECE_CHARS = 64  # and a tool call's arguments in pieces of this many
 CHARS_PER_TOKEN = 4  # the rough token count of usage, and of max_tokens
@@ -355,6 +357,8 @@ class ScriptedServer:
                 self._fail(h, result, stream)
                 return
             reply = as_text_format(result) if self.tool_format == "text" else result
+            if fmt and (fmt.get("json_schema") or {}).get("name") == ACTION_SCHEMA and not req.get("tools"):
+                reply = as_constrained(result)  # the builtin agent's constrained format: one JSON action a reply
             limit = max_tokens * CHARS_PER_TOKEN if max_tokens else None
             if limit and reply.content and not reply.tool_calls and len(reply.content) > limit:
                 reply = Reply(reply.content[:limit], (), "length", reply.note)

@@ -1,0 +1,41 @@
+"""The builtin agent on the demo's tasks and the demo's real model, twice (make test-real): with the tools offered
+natively (its default, calls in the text accepted too) and with --tool-format constrained (no tools field; every
+reply one JSON action the server's grammar enforces). The pass counts are a measurement (bench/RESULTS.md): the
+harness spread on one small model."""
+
+import pytest
+from test_local_model import model_or_skip  # noqa: F401  (skips where the real model cannot run)
+
+from kbench_dagster import service
+from kbench_dagster.cli import SMOKE_TASKS
+from kbench_dagster.store import ResultsStore
+from sandbox.servers import llama as lm
+from sandbox.servers import model_pack as mp
+
+
+@pytest.mark.real_model
+def test_builtin_native_against_constrained_on_the_demo_tasks(tmp_path, capsys):
+    model_or_skip()
+    path = mp.ensure_model("1.5b")
+    got = {}
+    with lm.LocalModelServer("1.5b", port=0, model_path=path) as server:
+        for fmt in ("auto", "constrained"):
+            settings = service.settings_of(run_id=f"builtin-{fmt}", model=server.model_id, url=server.url,
+                                           agent="builtin", tool_format=fmt, tasks=SMOKE_TASKS, conds="base",
+                                           timeout_s=100.0, runs_root=str(tmp_path / "runs"),
+                                           work_root=str(tmp_path / "work"))
+            spec, kind = service.build_spec(settings)
+            results = []
+            service.run_and_store(spec, kind, ResultsStore(tmp_path / "r.duckdb"), on_result=results.append)
+            got[fmt] = results
+    n = len(SMOKE_TASKS.split(","))
+    for results in got.values():
+        assert len(results) == n and all(r["outcome"] in ("pass", "wrong", "crash", "timeout", "nofile", "infra")
+                                         for r in results)
+    assert all(r["native_calls"] == 0 for r in got["constrained"])  # no tools field: no native call can come
+    with capsys.disabled():
+        for fmt, results in got.items():
+            print(f"\nbuiltin {fmt}: {sum(r['outcome'] == 'pass' for r in results)}/{n} pass; tool calls "
+                  f"{sum(r['tool_calls'] for r in results)}, format errors "
+                  f"{sum(r['tool_format_errors'] for r in results)}; "
+                  + ", ".join(f"{r['task']} {r['outcome']}" for r in results))
