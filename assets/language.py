@@ -1,6 +1,6 @@
 """Work through the chat API, one partition per model@endpoint x cell like the agent runs: the text jobs
-(textjob_replies), the breakdown's three ways (breakdown_answers) and the tool-use trials (trial_results). Thin
-calls of the service that `kbench textjobs`, `kbench breakdown` and `kbench trials run` use."""
+(textjob_replies) and the breakdown's three ways (breakdown_answers); the tool-use trials are in assets/trials.py.
+Thin calls of the service that `kbench textjobs` and `kbench breakdown` use."""
 
 import dagster as dg
 
@@ -11,12 +11,11 @@ from kbench_dagster.pools import MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
 from sandbox.chatwork.breakdown import KINDS, WAYS
 from sandbox.chatwork.textjobs import TextJobs
-from sandbox.chatwork.trials import ToolTrials, select_trials
 from sandbox.engine.spec import API_AGENT
 from task_defs.breakdown.jobs import load_breakdown_jobs
 
 
-def _run_cell(context, kind, units, agent_name, endpoints, agent, sandbox, results_db):
+def run_cell(context, kind, units, agent_name, endpoints, agent, sandbox, results_db):
     model_key, cell = keys_of(context)
     store = results_db.store()
     model_id, endpoint_name = registered_model(store, model_key)
@@ -36,7 +35,7 @@ def textjob_replies(context: dg.AssetExecutionContext, endpoints: ModelEndpoints
     """Every text job item asked of one model@endpoint in one cell, each reply scored and stored as a row."""
     kind = TextJobs()
     units = kind.select(agent.textjobs_only or None, agent.textjobs_limit or None)
-    store, key, done, model_id, endpoint_name = _run_cell(context, kind, units, API_AGENT, endpoints, agent,
+    store, key, done, model_id, endpoint_name = run_cell(context, kind, units, API_AGENT, endpoints, agent,
                                                           sandbox, results_db)
     _, rows = store.query("SELECT job, count(*), sum(passed::INT), sum((parse = 'invalid')::INT) "
                           "FROM textjob_replies WHERE partition_key = ? GROUP BY job ORDER BY job", [key])
@@ -58,7 +57,7 @@ def breakdown_answers(context: dg.AssetExecutionContext, endpoints: ModelEndpoin
     meta, lines = {}, ["| way | job | items right |", "|---|---|---|"]
     for way in WAYS:
         kind = KINDS[way](agent.breakdown_prompts, jobs)
-        store, key, done, model_id, endpoint_name = _run_cell(
+        store, key, done, model_id, endpoint_name = run_cell(
             context, kind, kind.units, agent.agent if way == "agent" else API_AGENT, endpoints, agent, sandbox,
             results_db)
         _, rows = store.query("SELECT job, sum(\"right\"::INT), count(*) FROM breakdown_answers "
@@ -69,20 +68,3 @@ def breakdown_answers(context: dg.AssetExecutionContext, endpoints: ModelEndpoin
     return dg.MaterializeResult(metadata={**meta, "model": model_id, "endpoint": endpoint_name,
                                           "prompts": agent.breakdown_prompts,
                                           "per_job": dg.MetadataValue.md("\n".join(lines))})
-
-
-@dg.asset(partitions_def=run_partitions, pool=MODEL_SERVER_POOL, group_name="language")
-def trial_results(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
-                  sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
-    """Every tool-use trial asked of one model@endpoint in one cell, each answer graded by its oracle, a row each."""
-    kind = ToolTrials()
-    units = select_trials(kind, agent.trials_only or None, agent.trials_limit or None)
-    store, key, done, model_id, endpoint_name = _run_cell(context, kind, units, API_AGENT, endpoints, agent,
-                                                          sandbox, results_db)
-    _, rows = store.query("SELECT family, count(*), sum((outcome = 'pass')::INT) FROM trial_results "
-                          "WHERE partition_key = ? GROUP BY family ORDER BY family", [key])
-    table = ["| family | trials | passed |", "|---|---|---|"] + [f"| {f} | {n} | {p} |" for f, n, p in rows]
-    return dg.MaterializeResult(metadata={
-        "model": model_id, "endpoint": endpoint_name, "run_id": done.spec.run_id, "rows": sum(r[1] for r in rows),
-        "passed": sum(r[2] or 0 for r in rows), "ran_now": done.summary["ran"],
-        "suite_fingerprint": kind.fingerprint, "per_family": dg.MetadataValue.md("\n".join(table))})

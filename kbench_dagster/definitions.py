@@ -6,10 +6,11 @@ import dagster as dg
 
 from assets.boards import aggregates, boards
 from assets.kernels import kernel_gradings, kernel_runs, kernel_tasks
-from assets.language import breakdown_answers, textjob_replies, trial_results
+from assets.language import breakdown_answers, textjob_replies
 from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import hidden_tests_are_proven, task_suites
+from assets.trials import trial_results, trial_stats, trial_suite, trials_pass_the_gate
 from kbench_dagster.resources import AgentSettings, ResultsDB, SandboxSettings, SuiteSource, endpoints_from_env
 from kbench_dagster.sensors import BENCHMARK_JOB, new_model_release_sensor
 
@@ -26,11 +27,11 @@ RESOURCES = {
 
 defs = dg.Definitions(
     assets=[task_suites, agent_runs, gradings, results, aggregates, boards, kernel_tasks, kernel_runs,
-            kernel_gradings, textjob_replies, breakdown_answers, trial_results],
-    asset_checks=[hidden_tests_are_proven],
+            kernel_gradings, textjob_replies, breakdown_answers, trial_suite, trial_results, trial_stats],
+    asset_checks=[hidden_tests_are_proven, trials_pass_the_gate],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(
-        "results_automation", target=dg.AssetSelection.assets(results, aggregates, boards),
+        "results_automation", target=dg.AssetSelection.assets(results, aggregates, boards, trial_stats),
         default_status=dg.DefaultSensorStatus.RUNNING)],
     resources=RESOURCES,
 )

@@ -78,7 +78,7 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
         elif str(r.get("kind")).startswith(BREAKDOWN):
             answers += breakdown_rows(read_result(path))
         elif r.get("kind") == TRIALS:
-            trials.append(trial_row(read_result(path), where))
+            trials.append(trial_row(read_result(path), where, path.parent))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
             row.update(server_url=url, record_path=str(path.parent), **where)
@@ -182,15 +182,17 @@ def textjob_row(r: dict, record: Path) -> dict:
             "reply": _text(record / "workdir" / "reply.txt", REPLY_CHARS)}
 
 
-def trial_row(r: dict, where: dict) -> dict:
-    """A trial_results row: the trial's verdict with its latest grading applied, and the endpoint it ran on."""
+def trial_row(r: dict, where: dict, record: Path) -> dict:
+    """A trial_results row: the trial's verdict with its latest grading applied, the endpoint it ran on, and the
+    kept exchange (the replies as the server sent them: the evidence the board shows)."""
     t = r.get("trial") or {}
     return {**{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
                                       "infra_error", "suite_fingerprint", "graded_at")},
             "trial": r["task"], "family": r.get("category"), "grade": r.get("tier"), "oracle": t.get("oracle"),
             "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
             "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),
-            **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")}, **where}
+            **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")},
+            "exchange": _text(record / "workdir" / "reply.json", REPLY_CHARS), **where}
 
 
 def breakdown_rows(r: dict) -> list[dict]:

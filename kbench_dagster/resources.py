@@ -62,6 +62,8 @@ class AgentSettings(dg.ConfigurableResource):
     breakdown_prompts: str = "tested"  # the breakdown's wording: tested or first
     trials_only: str = ""  # tool-use trial families, comma-separated; empty = every family
     trials_limit: int = 0  # the first K trials of each family; 0 = all
+    trials_response_format: str = "auto"  # the answer channel: auto | json_schema | json_object | text
+    trials_cache: bool = True  # answer a request asked before from the reply cache under runs_root
     pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
     keep_work: bool = False
     # the agent session's watchdog limits, as `kbench run` takes them

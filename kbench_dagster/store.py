@@ -102,7 +102,7 @@ CREATE TABLE IF NOT EXISTS trial_results (
     forms VARCHAR, sampling VARCHAR, duration_s DOUBLE, ttft_s DOUBLE, infra_error VARCHAR,
     suite_fingerprint VARCHAR, graded_at TIMESTAMP, endpoint VARCHAR, engine VARCHAR, quant VARCHAR,
     hardware VARCHAR, hardware_class VARCHAR, shape VARCHAR, response_format VARCHAR, elicitation VARCHAR,
-    rules VARCHAR, rounds INTEGER);
+    rules VARCHAR, rounds INTEGER, exchange VARCHAR);
 CREATE TABLE IF NOT EXISTS endpoints (
     name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
     engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
@@ -115,6 +115,7 @@ ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS response_format VARCHAR;
 ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS elicitation VARCHAR;
 ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rules VARCHAR;
 ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rounds INTEGER;
+ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS exchange VARCHAR;
 """
 TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
           "breakdown_answers", "trial_results", "requests")

@@ -8,11 +8,8 @@ show prints exactly what a trial sends (the one function that builds the request
 
 from __future__ import annotations
 
-import contextlib
 import json
-import shlex
 import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,16 +23,12 @@ from kbench_dagster.textjobs_cmd import chat_run_spec
 from kbench_dagster.trials_bfcl_cmd import add_import_bfcl
 from kbench_dagster.trials_report_cmd import add_report_parsers
 from sandbox.chatwork.formats import MODES, POLICIES
-from sandbox.chatwork.shell_oracle import SandboxShell
-from sandbox.chatwork.trials import ToolTrials, request_of, select_trials
+from sandbox.chatwork.trial_checks import gate_problems, probe
+from sandbox.chatwork.trials import CACHE_DIR, ToolTrials, request_of, select_trials
 from sandbox.engine.records import finished_results, read_result
 from sandbox.engine.reply_cache import ReplyCache
-from task_defs.trials.grading import Answer, Call, ShellRunner, grade, reference_answer
-from task_defs.trials.loader import normalised_prompt, rules_fingerprint
+from task_defs.trials.loader import rules_fingerprint
 from task_defs.vocabulary import SCORED
-
-CACHE_DIR = "cache/trials"
-STRUCTURAL = {"an empty reply": Answer(), "a bare {}": Answer(text="{}")}
 
 
 def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
@@ -94,41 +87,6 @@ def cmd_run(args) -> int:
     return 0
 
 
-def gate_problems(kind: ToolTrials, shell: ShellRunner | None = None) -> list[str]:
-    """What keeps the suite from being published: a trial its own reference fails, a no-knowledge answer that
-    passes, a declared shortcut that passes, a prompt asked twice."""
-    problems, seen = [], {}
-    with _shell_runner(shell) as shell:
-        for u in kind.units:
-            if not grade(u.trial, reference_answer(u.trial), shell).passed:
-                problems.append(f"{u.id}: its reference answer fails")
-            for what, answer in STRUCTURAL.items():
-                if grade(u.trial, answer, shell).score > 0:
-                    problems.append(f"{u.id}: {what} scores {grade(u.trial, answer, shell).score:.2f}")
-            o = u.trial.oracle
-            if o.kind == "shell" and o.shortcut and grade(u.trial, _run(o.tool, o.shortcut), shell).passed:
-                problems.append(f"{u.id}: its shortcut case passes")
-            key = normalised_prompt(u.trial)
-            if key in seen:
-                problems.append(f"{u.id}: the same prompt as {seen[key]}")
-            seen[key] = u.id
-    return problems
-
-
-@contextlib.contextmanager
-def _shell_runner(given: ShellRunner | None):
-    """The runner given, else a sandboxed shell in a folder of its own for as long as the check lasts."""
-    if given is not None:
-        yield given
-        return
-    with tempfile.TemporaryDirectory(prefix="kbench-trials-") as d:
-        yield SandboxShell(Path(d))
-
-
-def _run(tool: str, command: str) -> Answer:
-    return Answer(calls=(Call(tool, {"command": command}),))
-
-
 def cmd_gate(args) -> int:
     kind = ToolTrials()
     problems = gate_problems(kind)
@@ -137,76 +95,6 @@ def cmd_gate(args) -> int:
     print(f"{len(kind.units)} trials in {len(kind.families)} families; reference 100% needed, empty and {{}} 0% "
           f"needed, no repeated prompt: {'FAILED, ' + str(len(problems)) + ' problem(s)' if problems else 'green'}")
     return 1 if problems else 0
-
-
-def _first_tool(u) -> Answer:
-    """Takes the tool offered first (attempt 1's order) with the right arguments whenever that is the right tool:
-    what choosing by position is worth; the first label for a label trial, `{}` for a JSON one."""
-    o = u.trial.oracle
-    if o.kind == "label":
-        return Answer(text=o.labels[0])
-    _, tools, _ = request_of(u, 1)
-    if not tools:
-        return Answer(text="{}")
-    first = tools[0]["function"]["name"]
-    right = [c for c in reference_answer(u.trial).calls if c.name == first][:1]
-    return Answer(calls=tuple(right) or (Call(first, {}),))
-
-
-def _common_label(kind: ToolTrials):
-    counts: dict[tuple, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for u in kind.units:
-        if u.trial.oracle.kind == "label":
-            counts[tuple(u.trial.oracle.labels)][u.trial.oracle.answer] += 1
-    best = {labels: max(c, key=lambda k: (c[k], k)) for labels, c in counts.items()}
-    return lambda u: Answer(text=best[tuple(u.trial.oracle.labels)] if u.trial.oracle.kind == "label" else "")
-
-
-def _named_in_text(u) -> Answer:
-    """The label the request's text names most often (the list of labels itself counts once for each)."""
-    if u.trial.oracle.kind != "label":
-        return Answer()
-    text, labels = u.trial.messages[-1].content.casefold(), u.trial.oracle.labels
-    return Answer(text=max(labels, key=lambda x: (text.count(x.casefold()), -labels.index(x))))
-
-
-def _forgeries(u, shell: ShellRunner) -> dict[str, Answer]:
-    """A shell trial's structural no-knowledge answers: print what the oracle reads (the reference's output, or the
-    file it reads), run `true`, write the file the oracle reads by hand. The witness must fail all three."""
-    o = u.trial.oracle
-    done = shell(dict(o.files), [o.reference], o.file_path)
-    product = done.file_text if o.file_path else done.stdout
-    printed = f"printf '%s' {shlex.quote(product or '')}"
-    forged = f"{printed} > {shlex.quote(o.file_path)}" if o.file_path else printed
-    return {"echo the witness pattern": _run(o.tool, printed), "run true": _run(o.tool, "true"),
-            "forge the file the oracle reads": _run(o.tool, forged)}
-
-
-def probe(kind: ToolTrials, shell: ShellRunner | None = None) -> dict[str, dict]:
-    """No-knowledge strategies scored by the real oracles, knowing the oracle kind: the structural ones must score
-    exactly 0 (else the gate fails); the chance ones are the floor a model has to beat. Each share is over the
-    trials the strategy applies to (the shell forgeries: the shell trials)."""
-    chance = {"the first tool offered": _first_tool, "the most common label": _common_label(kind),
-              "the label the text names": _named_in_text}
-    out: dict[str, dict] = {}
-
-    def score(name: str, kind_: str, trial, answer: Answer) -> None:
-        v = out.setdefault(name, {"kind": kind_, "score": 0.0, "trials": 0})
-        v["score"] += grade(trial, answer, shell).score
-        v["trials"] += 1
-
-    with _shell_runner(shell) as shell:
-        for u in kind.units:
-            for name, answer in STRUCTURAL.items():
-                score(name, "structural", u.trial, answer)
-            if u.trial.oracle.kind == "shell":
-                for name, answer in _forgeries(u, shell).items():
-                    score(name, "structural", u.trial, answer)
-            for name, strategy in chance.items():
-                score(name, "chance", u.trial, strategy(u))
-    for v in out.values():
-        v["share"] = v["score"] / v["trials"]
-    return out
 
 
 def cmd_probe(args) -> int:

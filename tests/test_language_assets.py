@@ -5,7 +5,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.language import breakdown_answers, textjob_replies, trial_results
+from assets.language import breakdown_answers, textjob_replies
+from assets.trials import trial_results
 from kbench_dagster.cli import main
 from kbench_dagster.partitions import model_key
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
@@ -70,3 +71,22 @@ def test_the_trials_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
     made_by_dagster = _rows(dagster_db, "trial_results", "trial")
     assert len(made_by_dagster) == 12 and all(r["outcome"] == "pass" for r in made_by_dagster)
     assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "trial_results", "trial")
+
+
+def test_the_trial_suite_passes_its_gate_and_the_stats_asset_reads_the_strikes(tmp_path):
+    from assets.trials import trial_stats, trial_suite, trials_pass_the_gate
+    from kbench_dagster.reporting.trial_stats import strike_stats
+    from kbench_dagster.trials_report_cmd import strike_rows
+
+    result = dg.materialize([trial_suite, trials_pass_the_gate], instance=dg.DagsterInstance.ephemeral())
+    assert result.success
+    [check] = result.get_asset_check_evaluations()
+    assert check.passed and check.metadata["chance_floor"].value < 0.5
+    with ScriptedServer(persona="oracle", suite="trials", port=0) as srv:
+        db = _materialize(tmp_path, srv, trial_results, trials_only="classify", trials_limit=5)
+    res = {"results_db": ResultsDB(path=str(db), board_dir=str(tmp_path / "board"))}
+    out = dg.materialize([trial_stats], resources=res, instance=dg.DagsterInstance.ephemeral())
+    doc = out.output_for_node("trial_stats")
+    [run_id] = doc["strikes"]
+    assert doc["strikes"][run_id] == strike_stats(strike_rows(ResultsStore(db), run_id))
+    assert doc["strikes"][run_id]["overall"]["trials"] == 5 and doc["stale"] == []

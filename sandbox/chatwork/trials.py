@@ -41,6 +41,7 @@ from task_defs.trials.models import Trial
 
 NAME = "trials"
 REPLY = "reply.json"
+CACHE_DIR = "cache/trials"  # the reply cache's folder under a runs root (never inside a run's own folder)
 TIMEOUT_S = 120.0  # one exchange; a safety stop, its outcome is timeout, never wrong
 ROUNDS = 4  # replies per exchange at most; calls past it are not answered (the ones made are graded)
 TOOL_RESULT = json.dumps({"ok": True})  # says the call went through and nothing more: no hint of the next step
