@@ -4,6 +4,9 @@ from one sample to three pays only for the new samples), and provider failures k
 
 import json
 import shutil
+import sys
+
+from conftest import kill_mid_run
 
 from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
@@ -142,3 +145,21 @@ def test_stats_compare_and_triage_read_the_store_and_refuse_stale_rules(tmp_path
     assert "kbench regrade good" in capsys.readouterr().err
     assert main(["regrade", "good", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"), *db]) == 0
     assert main(["trials", "stats", "good", *db]) == 0
+
+
+def test_a_strike_killed_midway_keeps_its_rows_and_resumes(tmp_path):
+    """Each answer is recorded as it is graded: a strike killed at any point keeps what it did, and the same command
+    asks only for the rest (the killed run's replies are not even asked again: the cache has them)."""
+    runs = tmp_path / "runs"
+    with ScriptedServer("oracle", suite="trials", port=0, latency=0.05) as srv:
+        cmd = [sys.executable, "-m", "kbench_dagster.cli", "trials", "run", str(tmp_path / "t.json"), "--url", srv.url,
+               "--run-id", "killed", "--only", "select,classify", "--limit", "15", "--runs", str(runs), "--work",
+               str(tmp_path / "work"), "--db", str(tmp_path / "t.duckdb")]
+        left = kill_mid_run(cmd, runs / "killed", at_least=6)
+        assert 6 <= left < 30
+        asked_before = srv.chat_requests
+        strike(tmp_path, srv.url, "killed", "--only", "select,classify", "--limit", "15")
+        # the rest only: the select trials take two requests each (the call, then words after its result)
+        assert srv.chat_requests - asked_before <= 2 * (30 - left)
+    got = rows(tmp_path, "killed")
+    assert len(got) == 30 and {r[1] for r in got} == {"pass"}
