@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from sandbox.chatwork.shell_oracle import SandboxShell
 from task_defs.errors import TaskFileError
 from task_defs.trials.grading import Answer, Call, grade, reference_answer, work_grade
 from task_defs.trials.loader import load_families, load_family, normalised_prompt
@@ -149,12 +150,13 @@ def test_a_tool_without_a_description_is_refused_in_job_toml(tmp_path):
         load_family(folder)
 
 
-def test_every_shipped_trial_passes_its_reference_and_fails_an_empty_reply():
+def test_every_shipped_trial_passes_its_reference_and_fails_an_empty_reply(tmp_path):
     families = load_families()
     trials = [t for f in families for t in f.trials]
     assert len(trials) >= 3
+    shell = SandboxShell(tmp_path)  # the shell trials' references run, in the sandbox
     for t in trials:
-        assert grade(t, reference_answer(t)).passed, t.id
-        assert not grade(t, Answer()).passed, t.id
+        assert grade(t, reference_answer(t), shell).passed, t.id
+        assert not grade(t, Answer(), shell).passed, t.id
     prompts = [normalised_prompt(t) for t in trials]
     assert len(set(prompts)) == len(prompts)

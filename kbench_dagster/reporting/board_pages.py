@@ -16,6 +16,7 @@ from kbench_dagster.reporting.board_language import breakdown_pages, textjob_pag
 from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
 from kbench_dagster.reporting.board_speed import speed_page
 from kbench_dagster.reporting.board_style import FILTER_JS
+from kbench_dagster.reporting.board_trials import trial_pages
 from kbench_dagster.store import ResultsStore
 
 TIER_NOTE = ("Statistical tiers: models on one board (same harness and condition) are compared by paired per-task "
@@ -344,7 +345,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     x server x hardware), compare.html (paired deltas with CIs), tasks.html and task/<task>.html (every attempt),
     run/<run>/<cond>/<task>/s<seed>.html (one attempt's conversation, hidden test output and final files), and
     kernels.html with kernels/<model>.html (the kernel grader's statuses, gate and speed per task and device),
-    textjobs.html and breakdown.html with their model pages (board_language.py). CSS
+    textjobs.html and breakdown.html with their model pages (board_language.py), trials.html with its
+    strike and evidence pages (board_trials.py). CSS
     and JS are inline and plots are inline SVG, so the site needs no external network. Every number links to the
     page that lists the runs behind it.
     """
@@ -387,6 +389,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     kernel_pages(store, out)
     textjob_pages(store, out)
     breakdown_pages(store, out)
+    trial_pages(store, out)
     (out / "aggregates.json").write_text(json.dumps(_plain(agg), default=str))
     return out / "index.html"
 

@@ -4,12 +4,14 @@ The model's commands run one after another in one bash, in a fresh folder holdin
 network. bash's trace (set -x, written to a descriptor the oracle reads, not to the output) names every simple
 command that ran, so the oracle can ask for a witness: the program the trial is about must appear in it. Printing
 the expected bytes, or writing the expected file by hand, leaves no such line. The trace is evidence against
-no-knowledge shortcuts, not a wall against a hostile model: a command that knows the descriptor could write a
-line to it. A run past its time is a safety stop (the verdict is timeout), never a wrong answer.
+no-knowledge shortcuts, not a wall against a hostile model: a command could read the run's trace mark (PS4) and
+write a line of its own to the descriptor. A run past its time is a safety stop (the verdict is timeout), never a
+wrong answer.
 """
 
 from __future__ import annotations
 
+import secrets
 import shlex
 from pathlib import Path
 
@@ -23,24 +25,33 @@ from task_defs.trials.grading import ShellRun
 TIMEOUT_S = 20.0  # a safety stop: these commands do seconds of work at most on a loaded machine
 MAX_READ = 256 * 1024
 OUT = "/kbench-shell"  # where the driver leaves stdout and the trace, outside the commands' folder
-# Runs the commands (KB_CMD_1..N, never pasted into the script) with the trace on its own descriptor.
-DRIVER = """exec 1>"$KB_OUT/stdout" 7>"$KB_OUT/trace"
+# The driver's head; then one line per command (driver()). The commands come from the environment
+# (KB_CMD_1..N, never pasted into the script), and the driver keeps no variable of its own between them that a
+# command could overwrite (a loop counter would be one).
+HEAD = """exec 1>"$KB_OUT/stdout" 7>"$KB_OUT/trace"
 BASH_XTRACEFD=7
+PS4="$KB_MARK "
 set -x
-i=1
-while [ "$i" -le "$KB_N" ]; do eval "$(printenv "KB_CMD_$i")"; KB_STATUS=$?; i=$((i + 1)); done
-exit "$KB_STATUS"
 """
 
 
-def programs_in(trace: str) -> set[str]:
-    """The programs of the simple commands a bash trace shows: `+ wc -l f`, `++ sort x`, `+ LC_ALL=C sort x`.
-    The driver's own loop is left out by name."""
+def driver(n: int) -> str:
+    return HEAD + "".join(f'eval "$KB_CMD_{i}"\n' for i in range(1, n + 1))
+
+
+def programs_in(trace: str, mark: str) -> set[str]:
+    """The programs of the simple commands a bash trace shows, each line led by the run's own mark (its first
+    character repeated once per level of nesting): `M wc -l f`, `MM sort x`, `M LC_ALL=C sort x`. Lines without
+    the mark continue an entry whose text spans lines (the eval of a command that holds a newline), and are never
+    read as commands of their own: a command cannot forge a trace line by holding the text of one. The driver's own
+    loop is left out by name."""
     found = set()
+    lead, rest = mark[0], mark[1:] + " "
     for line in trace.splitlines():
-        body = line.lstrip("+")
-        if body == line or not body.startswith(" "):
+        body = line.lstrip(lead)
+        if body == line or not body.startswith(rest):
             continue
+        body = body[len(rest):]
         try:
             words = shlex.split(body)
         except ValueError:
@@ -48,14 +59,14 @@ def programs_in(trace: str) -> set[str]:
         words = [w for w in words if not (("=" in w) and w.split("=", 1)[0].isidentifier())]
         if words:
             found.add(Path(words[0]).name)
-    return found - {"eval", "printenv", "[", "exit"}
+    return found - {"eval"}
 
 
 class SandboxShell:
     """Runs a shell trial's commands for the oracle; one folder per call under `root`."""
 
-    def __init__(self, root: Path, cfg: IsolationConfig | None = None):
-        self.root, self.cfg = Path(root), cfg or IsolationConfig()
+    def __init__(self, root: Path, cfg: IsolationConfig | None = None, timeout_s: float = TIMEOUT_S):
+        self.root, self.cfg, self.timeout_s = Path(root), cfg or IsolationConfig(), timeout_s
 
     def __call__(self, files: dict[str, str], commands: list[str], read: str | None = None) -> ShellRun:
         """Run `commands` over `files`; `read`: a file of the folder whose text the oracle checks afterwards."""
@@ -67,16 +78,17 @@ class SandboxShell:
                 path.write_text(text, encoding="utf-8")
             out.chmod(0o777)  # the sandbox's own uid writes there
             work.chmod(0o777)
-            env = {"KB_OUT": OUT, "KB_N": str(len(commands)), "KB_STATUS": "0",
+            mark = "+" + secrets.token_hex(8)  # unknown to the commands before they run
+            env = {"KB_OUT": OUT, "KB_MARK": mark,
                    **{f"KB_CMD_{i}": c for i, c in enumerate(commands, 1)}}
             isolated = self.cfg.resolve() == "bwrap"
             if not isolated:
                 env["KB_OUT"] = str(out)
-            res = run_session(["bash", "-c", DRIVER], work, limits=TEST_LIMITS.with_(timeout_s=TIMEOUT_S),
-                              cfg=self.cfg, env=env, rw_binds=[(out, OUT)] if isolated else [], label="shell-trial",
-                              network=False)
+            res = run_session(["bash", "-c", driver(len(commands))], work,
+                              limits=TEST_LIMITS.with_(timeout_s=self.timeout_s), cfg=self.cfg, env=env,
+                              rw_binds=[(out, OUT)] if isolated else [], label="shell-trial", network=False)
             return ShellRun(stdout=_read(out / "stdout") or "", exit_code=res.returncode,
-                            programs=frozenset(programs_in(_read(out / "trace") or "")),
+                            programs=frozenset(programs_in(_read(out / "trace") or "", mark)),
                             file_text=_read(work / read) if read else None, timed_out=res.timed_out)
         finally:
             remove_tree(out, ignore_errors=True)
