@@ -5,7 +5,9 @@ argument a tool requires has a rule (else a right call could be refused)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,12 +70,22 @@ def fit_problem(trial: Trial, family_tools: dict[str, dict]) -> tuple[str, str] 
     if o.kind == "shell" and "command" not in tools[o.tool]["parameters"]["properties"]:
         return "oracle.tool", f"{o.tool} takes no 'command' argument: the shell oracle runs that"
     if o.kind == "json_schema":
-        import jsonschema
+        problem = _schema_problem(json.dumps(o.json_schema, sort_keys=True))
+        if problem:
+            return "oracle.schema", f"not a valid JSON schema: {problem}"
+    return None
 
-        try:
-            jsonschema.Draft202012Validator.check_schema(o.json_schema)
-        except jsonschema.SchemaError as exc:
-            return "oracle.schema", f"not a valid JSON schema: {exc.message}"
+
+@functools.lru_cache(maxsize=4096)
+def _schema_problem(schema_json: str) -> str | None:
+    """Checking a schema against the meta-schema takes milliseconds, and generated trials share a few dozen
+    schemas among hundreds: each distinct one is checked once."""
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
+    except jsonschema.SchemaError as exc:
+        return exc.message
     return None
 
 
@@ -87,7 +99,7 @@ def load_family(folder: Path) -> Family:
         if problem:
             raise TaskFileError(folder / SPEC_FILE, f"tools.{name}", problem)
     trials = load_items(folder, Trial, lambda t: fit_problem(t, spec.tools))
-    if (folder / GENERATED_FILE).is_file():  # task_defs/trials/generate.py writes it
+    if (folder / GENERATED_FILE).is_file():  # task_defs/trials/generate/ writes it
         trials += load_items(folder, Trial, lambda t: fit_problem(t, spec.tools), GENERATED_FILE)
     return Family(folder.name, folder, spec, tuple(trials))
 

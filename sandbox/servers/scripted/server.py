@@ -236,6 +236,7 @@ class ScriptedServer:
         self._slots = threading.BoundedSemaphore(slots) if slots else None
         self._count_lock = threading.Lock()
         self._chat_requests = 0
+        self._first_request = self._last_reply = 0.0  # monotonic; 0: none yet
         self.sampling_seen: list[dict] = []  # per chat request: the temperature, top_p and seed it carried
         self._in_flight = self._max_in_flight = 0
         self._httpd: _HTTPServer | None = None
@@ -290,6 +291,12 @@ class ScriptedServer:
         return self._chat_requests
 
     @property
+    def busy_s(self) -> float:
+        """Seconds from the first chat request's arrival to the end of the last reply written (a throughput
+        bench's window, free of the client's start-up and its storing of results)."""
+        return max(0.0, self._last_reply - self._first_request)
+
+    @property
     def max_in_flight(self) -> int:
         """The most chat requests worked on at once so far (the latency and the persona's reply; not the wait for
         a slot, nor the writing of the reply, which a client may see end after its next request began)."""
@@ -322,6 +329,7 @@ class ScriptedServer:
         with self._count_lock:
             self._chat_requests += 1
             n = self._chat_requests
+            self._first_request = self._first_request or time.monotonic()
         try:
             req = self._parse(body)
         except _BadRequest as exc:
@@ -369,6 +377,8 @@ class ScriptedServer:
             else:
                 self._sleep_until(start + self._generation_s(usage["completion_tokens"]))
                 h.send_json(200, self._completion(cid, reply, usage))
+            with self._count_lock:
+                self._last_reply = time.monotonic()
 
     def _parse(self, body: bytes) -> dict:
         try:
