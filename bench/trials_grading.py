@@ -1,14 +1,18 @@
 """How fast the trial oracles grade in-process (issue 15's target: at least 10,000 trials per second on one core).
 
 Every trial of the suite graded against its reference answer and against an empty reply, round after round, in one
-thread; JSON answers (json_schema trials) included, their validator built per answer as in a run.
+thread; JSON answers (json_schema trials) included, their validator built per answer as in a run. The shell trials
+run their commands in the sandbox, which is not in-process grading: they are timed apart, once each.
 
     .venv/bin/python bench/trials_grading.py [--seconds 5]
 """
 
 import argparse
+import tempfile
 import time
+from pathlib import Path
 
+from sandbox.chatwork.shell_oracle import SandboxShell
 from sandbox.chatwork.trials import ToolTrials
 from task_defs.trials.grading import Answer, grade, reference_answer
 
@@ -17,7 +21,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=5.0)
     args = ap.parse_args()
-    trials = [u.trial for u in ToolTrials().units]
+    every = [u.trial for u in ToolTrials().units]
+    trials = [t for t in every if t.oracle.kind != "shell"]
     pairs = [(t, a) for t in trials for a in (reference_answer(t), Answer())]
     by_kind: dict[str, list[float]] = {}
     graded, start = 0, time.perf_counter()
@@ -31,6 +36,15 @@ def main() -> None:
     print(f"{len(trials)} trials, {graded} gradings in {args.seconds:g} s on one thread: {rate:,.0f} per second")
     for kind, ts in sorted(by_kind.items()):
         print(f"  {kind:12} {len(ts) / sum(ts):>12,.0f} per second ({1e6 * sum(ts) / len(ts):.1f} us each)")
+    shell_trials = [t for t in every if t.oracle.kind == "shell"]
+    with tempfile.TemporaryDirectory() as d:
+        shell = SandboxShell(Path(d))
+        t0 = time.perf_counter()
+        for t in shell_trials:
+            grade(t, reference_answer(t), shell)
+        took = time.perf_counter() - t0
+    print(f"  shell        {len(shell_trials)} trials run in the sandbox: "
+          f"{1000 * took / len(shell_trials):.1f} ms each")
 
 
 if __name__ == "__main__":
