@@ -35,6 +35,7 @@ from task_defs.models import Suite
 from task_defs.vocabulary import PENDING
 
 MAX_REQUEUES = 5
+UP_FRESH_S = 1.0  # a server check this recent stands for the next attempt (see Runner._wait_for_server)
 RESULT = "result.json"
 RESULT_DEFAULTS = {"outcome": None, "infra": False, "infra_error": None, "detail": "", "test_duration_s": 0.0,
                    "agent_timeout": False, "over_budget": False, "latency_budget_s": None,
@@ -86,6 +87,7 @@ class Runner:
         self._errors: list[str] = []
         self._stopping: RunStopped | None = None  # why no further attempt may start (full disk, dead server)
         self._down_since: float | None = None  # when the server was last seen answering, if it stopped since
+        self._up_at: float | None = None  # when this run's last check found the server answering
 
     def run(self) -> dict:
         check_agent(self.spec, self.kind)
@@ -284,6 +286,7 @@ class Runner:
                 remove_tree(workdir, ignore_errors=True)
             with self._lock:
                 n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
+                self._up_at = None  # the server may be what failed: the next attempt checks it again
             events.write({"type": "requeue", "attempt": n, "reason": infra})
             if n <= MAX_REQUEUES:
                 # Keep the failed attempt's events as evidence (numbered across reruns of the same command); they
@@ -366,13 +369,19 @@ class Runner:
         return total, None
 
     def _wait_for_server(self, stages: dict) -> str | None:
-        """None once the server answers; else the infra error of an attempt that could not start."""
+        """None once the server answers; else the infra error of an attempt that could not start. A server that
+        answered this run's check less than UP_FRESH_S ago is not asked again: a strike of short attempts (most
+        answered from the reply cache) paid a round trip each for it. One that died since fails the attempt's own
+        request, which requeues it, and the next check waits for the server."""
         t = time.monotonic()
-        up = wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s)
+        with self._lock:
+            fresh = self._up_at is not None and t - self._up_at < UP_FRESH_S
+        up = fresh or wait_for_server(self.spec.url, self.spec.api_key, timeout_s=self.spec.server_wait_s)
         stages["server_wait_s"] = round(stages["server_wait_s"] + time.monotonic() - t, 3)
         with self._lock:
             if up:
                 self._down_since = None
+                self._up_at = self._up_at if fresh else time.monotonic()
             elif self._down_since is None:  # it was down for the whole wait, at least
                 self._down_since = time.monotonic() - self.spec.server_wait_s
         return None if up else f"server at {self.spec.url} did not answer /health or /v1/models"
