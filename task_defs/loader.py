@@ -11,11 +11,14 @@ from pydantic import BaseModel, ValidationError
 
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
+from task_defs.fixtures.loader import is_fixture_source, load_fixtures
+from task_defs.fixtures.materialize import materialize
 from task_defs.models import VARIANT_NOTE, Suite, Task, note_lines
 
 M = TypeVar("M", bound=BaseModel)
 
 SUITES_DIR = Path(__file__).parent / "suites"
+FIXTURES_DIR = SUITES_DIR / "fixtures"  # bundled JSON fixture suites, loaded by name (core, smoke)
 HARNESS = Path(__file__).parent / "harness" / "kbtest.py"
 IGNORED = {"__pycache__", ".pytest_cache"}
 
@@ -114,9 +117,22 @@ def fingerprint(paths_root: Path, tasks: list[Task]) -> str:
 
 
 def load_suite(root: Path | str = "kbench") -> Suite:
+    """A suite by name (a folder of task folders under task_defs/suites, or a bundled fixture file there) or by
+    path (a folder of task folders, or JSON task fixtures: a file or a folder of files)."""
+    if isinstance(root, str) and "/" not in root and not suite_root(root).is_dir() and \
+            (FIXTURES_DIR / f"{root}.json").is_file():
+        root = FIXTURES_DIR / f"{root}.json"
     root = suite_root(root) if isinstance(root, str) and "/" not in root else Path(root)
+    if is_fixture_source(root):
+        name, fixtures, files = load_fixtures(root)
+        folder = materialize(name, fixtures, files)
+        return _load_folder(folder, name)
     if not root.is_dir():
         raise TaskFileError(root, None, "suite folder does not exist")
+    return _load_folder(root, root.name)
+
+
+def _load_folder(root: Path, name: str) -> Suite:
     tasks: list[Task] = []
     seen: dict[str, Path] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name not in IGNORED):
@@ -130,7 +146,7 @@ def load_suite(root: Path | str = "kbench") -> Suite:
         tasks.append(task)
     if not tasks:
         raise TaskFileError(root, None, "suite has no tasks")
-    return Suite(name=root.name, root=root, tasks=tuple(tasks), fingerprint=fingerprint(root, tasks))
+    return Suite(name=name, root=root, tasks=tuple(tasks), fingerprint=fingerprint(root, tasks))
 
 
 def select(suite: Suite, spec: str | None) -> list[Task]:

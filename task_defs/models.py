@@ -43,6 +43,7 @@ class Task(BaseModel):
     test_timeout: int = Field(default=TEST_TIMEOUT_S, gt=0, le=600)
     requires: list[str] = Field(default_factory=list)
     no_canary: list[str] = Field(default_factory=list)  # data files whose format cannot hold a comment
+    max_steps: int | None = Field(default=None, gt=0)  # model requests per agent session at most (fixtures' limit)
 
     _folder: Path | None = PrivateAttr(default=None)
 
