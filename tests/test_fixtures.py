@@ -107,3 +107,24 @@ def test_the_oracle_passes_fixtures_and_null_none(tmp_path):
         outcomes = {r["task"]: r["outcome"] for r in results}
         assert len(outcomes) == 2
         assert all(o == "pass" for o in outcomes.values()) if want else "pass" not in outcomes.values(), outcomes
+
+
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_max_steps_ends_the_session_for_both_agents(tmp_path, agent):
+    """A fixture's max_steps bounds the model requests of a session (builtin: it stops asking; pi: its proxy
+    refuses the next request). The session ends there, not as an error, and the hidden test judges what is left."""
+    two = json.loads(json.dumps(ADD))
+    two["id"], two["limits"] = "two-files", {"max_steps": 1}
+    two["reference"]["files"] = {"calc.py": "from helper import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n",
+                                 "helper.py": "def plus(a, b):\n    return a + b\n"}
+    suite = load_suite(write(tmp_path, [two]))
+    results = []
+    with ScriptedServer(persona="oracle", suite=suite, port=0) as srv:
+        spec = RunSpec(run_id=agent, model=srv.model_id, conds=select_conditions("base"), tasks=list(suite.tasks),
+                       url=srv.url, agent=agent, runs_root=tmp_path / "runs", work_root=tmp_path / "work",
+                       timeout_s=120)
+        Runner(spec, suite, on_result=results.append).run()
+        asked = srv.chat_requests
+    [r] = results
+    assert r["outcome"] in ("wrong", "crash") and not r["infra"], r
+    assert r["stop_reason"] == "max_turns" and asked == 1, (r["stop_reason"], asked)

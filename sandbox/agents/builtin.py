@@ -125,7 +125,7 @@ class BuiltinAgent:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
         events.write({"type": "prompt", "agent": "builtin", "text": prompt})
         client = self.client()
-        for _ in range(MAX_TURNS):
+        for _ in range(min(MAX_TURNS, limits.max_turns or MAX_TURNS)):
             if time.monotonic() - start > limits.timeout_s:
                 stats.stop_reason = "timeout"
                 break

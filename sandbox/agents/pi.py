@@ -207,6 +207,7 @@ class PiAgent:
         # in its environment, which its children do not inherit (pi_guard.cjs) and nothing else can read.
         token = f"kbench-session-{uuid.uuid4().hex}"
         self.proxy.set_sampling(token, cond.sampling())
+        self.proxy.set_step_limit(token, limits.max_turns)
         with self.proxy.session(token) if bwrap else contextlib.nullcontext() as sock:
             cmd, binds = self._command(cond, cfg, sock)
             res = run_session(cmd + [prompt], workdir, limits=limits.with_(max_output_bytes=64 * MB), cfg=cfg,
@@ -261,6 +262,9 @@ class PiAgent:
         if tampered:
             events.write({"type": "sandbox_faults", "count": len(tampered), "faults": tampered[:20]})
         claimed, stats.infra_error = stats.infra_error, None
+        if self.proxy.over_step_limit(token):  # pi ended on the proxy's refusal: the task's limit, not an error
+            stats.stop_reason, stats.server_error, claimed = "max_turns", None, None
+            events.write({"type": "step_limit", "message": "the task's step limit ended the session"})
         waited = self.proxy.waiting_s(token)
         if res.timed_out:
             stats.stop_reason = "timeout"

@@ -114,6 +114,8 @@ class ServerProxy:
         self._waits: dict[str, dict[object, float]] = {}  # token -> since when each request waits on the server
         self._speed: dict[str, list[dict]] = {}  # token -> each whole chat reply's timing, as the wire showed it
         self._sampling: dict[str, dict] = {}  # token -> fields set on each of its chat requests (temperature, ...)
+        self._budget: dict[str, int] = {}  # token -> chat requests it may still make (a task's step limit)
+        self._over: set[str] = set()  # tokens that asked past their step limit
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(None))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -177,6 +179,28 @@ class ServerProxy:
         with self._lock:
             self._sampling[token] = dict(fields)
 
+    def set_step_limit(self, token: str, requests: int | None) -> None:
+        """At most `requests` chat requests for the session; the next one is refused (pi then ends its turn)."""
+        with self._lock:
+            if requests:
+                self._budget[token] = requests
+
+    def over_step_limit(self, token: str) -> bool:
+        with self._lock:
+            return token in self._over
+
+    def _spend(self, token: str) -> bool:
+        """False when the session has no chat request left."""
+        with self._lock:
+            left = self._budget.get(token)
+            if left is None:
+                return True
+            if left <= 0:
+                self._over.add(token)
+                return False
+            self._budget[token] = left - 1
+            return True
+
     def speed_log(self, token: str) -> list[dict]:
         """Each whole chat reply of a session, timed as it passed (sandbox/agents/wire.py)."""
         with self._lock:
@@ -216,11 +240,14 @@ class ServerProxy:
     def _refuse(self, h: BaseHTTPRequestHandler, session_token: str) -> None:
         self._note_sandbox(session_token, f"refused {h.command} {h.path[:200]}: a request without this session's "
                                           "token, from some other process of the sandbox")
-        body = json.dumps({"error": {"message": "kbench proxy: this request does not come from the agent",
-                                     "type": "forbidden"}}).encode()
+        self._send_error(h, 403, "kbench proxy: this request does not come from the agent", "forbidden")
+
+    @staticmethod
+    def _send_error(h: BaseHTTPRequestHandler, status: int, message: str, kind: str) -> None:
+        body = json.dumps({"error": {"message": message, "type": kind}}).encode()
         h.close_connection = True
         with contextlib.suppress(OSError):  # the sender may not wait for the answer
-            h.send_response(403)
+            h.send_response(status)
             h.send_header("Content-Type", "application/json")
             h.send_header("Content-Length", str(len(body)))
             h.send_header("Connection", "close")
@@ -241,6 +268,10 @@ class ServerProxy:
                 request = json.loads(body)
             except ValueError:
                 request = None
+            if not self._spend(token):
+                self._send_error(h, 400, "kbench: this task's step limit is reached: no more model requests in "
+                                         "this session", "step_limit")
+                return
             if isinstance(request, dict):
                 streaming = bool(request.get("stream"))
                 with self._lock:

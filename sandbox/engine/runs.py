@@ -345,7 +345,8 @@ class Runner:
             return total, f"task setup failed: {exc}"
         stages["setup_s"] = round(time.monotonic() - t, 3)
         stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
-        limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s))
+        limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s),
+                                        max_turns=getattr(a.task, "max_steps", None))
         if not self.kind.runs_agent:
             return self._chat(a, workdir, limits.timeout_s, events, stages)
         isolation = self.kind.session_isolation(self.spec.isolation)

@@ -30,6 +30,9 @@ class Limits:
     # files the session deleted but still holds open
     disk_bytes: int = 2 * GB
     disk_poll_s: float = 1.0
+    # Model requests an agent session may make (a task's max_steps); None: only the time limit ends it. The builtin
+    # agent stops asking; pi's proxy refuses the next request. Either way the session ends and the work is graded.
+    max_turns: int | None = None
 
     def with_(self, **changes) -> Limits:
         return replace(self, **changes)
