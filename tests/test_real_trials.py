@@ -1,4 +1,4 @@
-"""A strike of the tool-use trials on the real local model (make test-real): the first 26 of each family (102), every
+"""A strike of the tool-use trials on the real local model (make test-real): the first 21 of each of the five families (105), every
 answer graded or recorded as infra, the rows in trial_results. The pass rates are a measurement (bench/RESULTS.md),
 not an assertion."""
 
@@ -16,11 +16,11 @@ from sandbox.servers import llama as lm
 @pytest.mark.real_model
 def test_a_strike_of_over_a_hundred_trials_on_the_real_model(tmp_path, capsys):
     with lm.LocalModelServer("0.5b", port=0, model_path=model_or_skip()) as server:
-        assert main(["trials", "run", str(tmp_path / "t.json"), "--url", server.url, "--limit", "26",
+        assert main(["trials", "run", str(tmp_path / "t.json"), "--url", server.url, "--limit", "21",
                      "--temperature", "0", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
                      "--db", str(tmp_path / "r.duckdb")]) == 0
     doc = json.loads((tmp_path / "t.json").read_text())
-    n = len(select_trials(ToolTrials(), None, 26))
+    n = len(select_trials(ToolTrials(), None, 21))
     assert n >= 100 and sum(f["trials"] for f in doc["families"].values()) == n
     _, rows = ResultsStore(tmp_path / "r.duckdb").query(
         "SELECT outcome, count(*) FROM trial_results GROUP BY outcome ORDER BY outcome")

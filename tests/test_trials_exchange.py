@@ -26,7 +26,7 @@ class OneStepAtATime:
         self.by_prompt = {normalised_prompt(u.trial): u.trial for u in ToolTrials().units}
 
     def respond(self, conv: Conversation) -> Reply:
-        trial = self.by_prompt[normalise(conv.texts("user")[-1])]
+        trial = self.by_prompt[normalise(conv.first_user_text)]
         calls = reference_answer(trial).calls
         n = conv.assistant_turns
         if n < len(calls):
@@ -163,3 +163,23 @@ def test_a_strike_killed_midway_keeps_its_rows_and_resumes(tmp_path):
         assert srv.chat_requests - asked_before <= 2 * (30 - left)
     got = rows(tmp_path, "killed")
     assert len(got) == 30 and {r[1] for r in got} == {"pass"}
+
+
+class WritesOneStepAtATime(OneStepAtATime):
+    """The same, each call written as fenced JSON in the text (a model without native calls)."""
+
+    def respond(self, conv: Conversation) -> Reply:
+        reply = super().respond(conv)
+        if not reply.tool_calls:
+            return reply
+        call = reply.tool_calls[0]
+        return Reply("```json\n" + json.dumps({"name": call.name, "arguments": call.arguments}) + "\n```")
+
+
+def test_calls_written_in_the_text_get_results_too(tmp_path):
+    with ScriptedServer(WritesOneStepAtATime(), port=0) as srv:
+        doc = strike(tmp_path, srv.url, "written", "--only", "flows", "--limit", "12", "--no-cache")
+    assert doc["families"]["flows"]["pass_at_1"] == 1.0, doc["causes"]
+    _, got = ResultsStore(tmp_path / "t.duckdb").query(
+        "SELECT max(rounds), min(forms) FROM trial_results WHERE run_id = 'written'")
+    assert got[0][0] >= 3 and got[0][1] == "text"  # chains of three calls, each answered as it came

@@ -4,9 +4,10 @@
 in an order shuffled by the trial and the attempt's seed, so a model that always takes the first tool offered
 scores only the chance floor). It serves the request, the cache key and `kbench trials show` alike.
 
-The exchange: when the model calls tools, each call gets a neutral result and the model goes on, until it answers
-without a call or ROUNDS replies are in; every call of every reply is graded. A model that calls one step at a
-time, waiting for each result as a real agent does, is judged on the whole chain, not on its first step.
+The exchange: when the model calls tools (natively, or written in its text), each call gets a neutral result and
+the model goes on, until it answers without a call or ROUNDS replies are in; every call of every reply is graded.
+A model that calls one step at a time, waiting for each result as a real agent does, is judged on the whole
+chain, not on its first step.
 
 The answer channel of label and JSON trials is negotiated (sandbox/chatwork/formats.py). The replies are kept as
 the server sent them (reply.json) and grading reads them back, so a regrade after an oracle change never asks
@@ -126,6 +127,20 @@ def provider_failure(reply: ChatReply) -> str | None:
     return None
 
 
+def _results(reply: ChatReply, written: list[Call], n: int) -> list[dict]:
+    """The reply and the neutral result of each of its calls, as the next request carries them: native calls get
+    tool messages; calls written in the text (a model without native calls) get one user message, as a harness
+    that reads such calls answers them, so a model that calls one step at a time can go on either way."""
+    if not reply.tool_calls:
+        return [{"role": "assistant", "content": reply.content},
+                {"role": "user", "content": "\n\n".join(f"Result of {c.name}:\n{TOOL_RESULT}" for c in written)}]
+    ids = [c.get("id") or f"call_{n}_{i}" for i, c in enumerate(reply.tool_calls)]
+    return [{"role": "assistant", "content": reply.content or None,
+             "tool_calls": [{"id": i, "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                            for i, c in zip(ids, reply.tool_calls)]},
+            *({"role": "tool", "tool_call_id": i, "content": TOOL_RESULT} for i in ids)]
+
+
 def select_trials(kind: ToolTrials, only: str | None = None, limit: int | None = None) -> list[TrialUnit]:
     """The trials of the families named in `only` (all when None), the first `limit` of each."""
     names = [n.strip() for n in (only or "").split(",") if n.strip()]
@@ -205,15 +220,10 @@ class ToolTrials:
                 raise ChatInfra(failure)
             replies.append({"content": reply.content, "tool_calls": reply.tool_calls, "finish": reply.finish,
                             "error": reply.error})
-            if not reply.tool_calls or n == ROUNDS - 1:
+            written = [] if reply.tool_calls else _calls_of(replies[-1], unit.trial.tools)
+            if not (reply.tool_calls or written) or n == ROUNDS - 1:
                 break
-            messages = messages + [
-                {"role": "assistant", "content": reply.content or None,
-                 "tool_calls": [{"id": c.get("id") or f"call_{n}_{i}", "type": "function",
-                                 "function": {"name": c["name"], "arguments": c["arguments"]}}
-                                for i, c in enumerate(reply.tool_calls)]},
-                *({"role": "tool", "tool_call_id": c.get("id") or f"call_{n}_{i}", "content": TOOL_RESULT}
-                  for i, c in enumerate(reply.tool_calls))]
+            messages = messages + _results(reply, written, n)
             reply = chat.ask(messages, tools=tools, cache=self.cache)
         (workdir / REPLY).write_text(json.dumps({"mode": mode, "refused_formats": tried, "replies": replies}),
                                      encoding="utf-8")
