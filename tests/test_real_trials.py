@@ -1,6 +1,6 @@
-"""A strike of the tool-use trials on the real local model (make test-real): the first 21 of each of the five families (105), every
-answer graded or recorded as infra, the rows in trial_results. The pass rates are a measurement (bench/RESULTS.md),
-not an assertion."""
+"""A strike of the tool-use trials on the real local model (make test-real): the first 21 of each of the five
+families (105), every answer graded or recorded as infra, the rows in trial_results. The pass rates are a
+measurement (bench/RESULTS.md), not an assertion."""
 
 import json
 
