@@ -13,11 +13,12 @@ from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.tasks.suite_audit import audit_suite
-from task_defs.loader import suite_root
+from task_defs.loader import load_suite
 
 
 def _suite_folder(name: str) -> Path:
-    return Path(name) if "/" in name else suite_root(name)
+    """The folder of task folders a suite name or path means (fixtures: the folders they were written into)."""
+    return load_suite(name).root
 
 
 def cmd_audit(args) -> int:

@@ -128,3 +128,21 @@ def test_max_steps_ends_the_session_for_both_agents(tmp_path, agent):
     [r] = results
     assert r["outcome"] in ("wrong", "crash") and not r["infra"], r
     assert r["stop_reason"] == "max_turns" and asked == 1, (r["stop_reason"], asked)
+
+
+@pytest.mark.parametrize("name, size", [("core", 9), ("smoke", 3)])
+def test_the_bundled_suites_validate_and_the_oracle_passes_them(tmp_path, name, size):
+    suite = load_suite(name)
+    assert suite.name == name and len(suite.tasks) == size
+    results = validate_tasks(list(suite.tasks), tmp_path / "validate", workers=2)
+    assert [v.task_id for v in results if v.status != "ok"] == []
+    assert all(v.mutants_killed[0] == v.mutants_killed[1] >= 2 for v in results)
+    for persona in ("oracle", "null"):
+        got = []
+        with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
+            spec = RunSpec(run_id=f"{name}-{persona}", model=srv.model_id, conds=select_conditions("base"),
+                           tasks=list(suite.tasks), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
+                           work_root=tmp_path / "work", workers=2, timeout_s=120)
+            Runner(spec, suite, on_result=got.append).run()
+        passed = {r["task"] for r in got if r["outcome"] == "pass"}
+        assert len(got) == size and passed == (set(suite.ids) if persona == "oracle" else set()), (persona, got)
