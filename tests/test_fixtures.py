@@ -146,3 +146,16 @@ def test_the_bundled_suites_validate_and_the_oracle_passes_them(tmp_path, name, 
             Runner(spec, suite, on_result=got.append).run()
         passed = {r["task"] for r in got if r["outcome"] == "pass"}
         assert len(got) == size and passed == (set(suite.ids) if persona == "oracle" else set()), (persona, got)
+
+
+def test_each_attempt_gets_a_report_and_its_changed_files(tmp_path):
+    suite = load_suite(write(tmp_path, [ADD]))
+    results = []
+    with ScriptedServer(persona="oracle", suite=suite, port=0) as srv:
+        spec = RunSpec(run_id="rep", model=srv.model_id, conds=select_conditions("base"), tasks=list(suite.tasks),
+                       url=srv.url, agent="builtin", runs_root=tmp_path / "runs", work_root=tmp_path / "work")
+        Runner(spec, suite, on_result=results.append).run()
+    [r] = results
+    assert r["outcome"] == "pass" and r["changed_files"] == [{"path": "calc.py", "change": "modified"}]
+    report = (tmp_path / "runs" / "rep" / "base" / "mini_add" / "s1" / "report.md").read_text()
+    assert "**pass**" in report and "-    return a - b" in report and "+    return a + b" in report

@@ -8,6 +8,7 @@ redoes exactly the attempts without a result.json.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import threading
 import time
@@ -20,6 +21,7 @@ from pathlib import Path
 from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.wire import speed_summary
+from sandbox.engine.attempt_report import changed_files, fingerprint, write_report
 from sandbox.engine.chat import ChatInfra, ChatTimeout
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
 from sandbox.engine.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
@@ -40,7 +42,7 @@ RESULT = "result.json"
 RESULT_DEFAULTS = {"outcome": None, "infra": False, "infra_error": None, "detail": "", "test_duration_s": 0.0,
                    "agent_timeout": False, "over_budget": False, "latency_budget_s": None,
                    "false_claim": False, "test_kills": 0, "files_left_out": [],
-                   "requeues": 0, "harness_error": None}
+                   "requeues": 0, "harness_error": None, "changed_files": []}
 HARNESS_ERROR = "harness error"  # how infra_error begins when our own code failed, not the server
 
 
@@ -88,6 +90,7 @@ class Runner:
         self._stopping: RunStopped | None = None  # why no further attempt may start (full disk, dead server)
         self._down_since: float | None = None  # when the server was last seen answering, if it stopped since
         self._up_at: float | None = None  # when this run's last check found the server answering
+        self._changes: dict[str, list[dict]] = {}  # attempt key -> the files its agent changed
 
     def run(self) -> dict:
         check_agent(self.spec, self.kind)
@@ -330,8 +333,19 @@ class Runner:
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": _test_kills(g.session),
                   "files_left_out": left_out, "requeues": _requeued(job.dest), **g.extra}
+        with self._lock:
+            changes = self._changes.pop(a.key, None)
+        if changes is not None:
+            result["changed_files"] = changes
         job.stages["record_s"] = round(time.monotonic() - t, 3)  # keeping the final files, freeing the folder
-        return self._finish(job.dest, partial, result)
+        done = self._finish(job.dest, partial, result)
+        if changes is not None:
+            try:  # a page for people; the record is already whole without it
+                write_report(job.dest, done, self.kind.prompts(a.task), getattr(a.task, "setup_dir", None))
+            except OSError as exc:  # said in the run's log beside the watchdog's lines
+                with contextlib.suppress(OSError), open(self.log_path, "a", encoding="utf-8") as log:
+                    log.write(f"{a.key}: report.md not written: {exc}\n")
+        return done
 
     def _sessions(self, a: Attempt, partial: Path, events: EventLog) -> tuple[SessionStats, str | None]:
         """Prepare the folder, then one agent session per prompt; returns the stats and any infra error."""
@@ -343,6 +357,7 @@ class Runner:
             self.kind.prepare(a.task, workdir, self.spec.isolation)
         except PrepareError as exc:
             return total, f"task setup failed: {exc}"
+        before = fingerprint(workdir) if self.kind.runs_agent else None
         stages["setup_s"] = round(time.monotonic() - t, 3)
         stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
         limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s),
@@ -367,6 +382,9 @@ class Runner:
                 return total, stats.infra_error
             if stats.stop_reason == "timeout":
                 break
+        if before is not None:  # before the hidden test, which may write files of its own
+            with self._lock:
+                self._changes[a.key] = changed_files(before, fingerprint(workdir))
         return total, None
 
     def _wait_for_server(self, stages: dict) -> str | None:
