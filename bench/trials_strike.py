@@ -12,6 +12,8 @@ its result (the resume path).
 """
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -76,6 +78,17 @@ def main() -> None:
               f"({1000 * cached / n:.2f} ms a trial, records and store included)")
         again, _ = strike(srv.url, tmp, "cached", limit, args.parallel, client)
         print(f"that run once more, every attempt already done (resume): {again:.2f} s")
+        from kbench_dagster.cli import main as kbench
+
+        quiet = io.StringIO()
+        t = time.perf_counter()
+        with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+            kbench(["trials", "run", str(tmp / "again.json"), "--url", srv.url, "--run-id", "cached", "--limit",
+                    str(limit), "--parallel", str(args.parallel), "--server-slots", str(client), "--runs",
+                    str(tmp / "runs"), "--work", str(tmp / "work"), "--db", str(tmp / "t.duckdb"), "--temperature",
+                    "0"])
+        print(f"the same resume inside one Python process (no interpreter start, no imports): "
+              f"{time.perf_counter() - t:.2f} s")
     print(f"cpus {os.cpu_count()}")
 
 
