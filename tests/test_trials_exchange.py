@@ -109,7 +109,9 @@ def test_an_empty_completion_is_the_providers_failure_not_a_wrong_answer(tmp_pat
     for reply, why in ((Reply(""), "an empty completion"),
                        (Reply(None, (ToolCall("c0", "get_weather", "{city: Oslo"),)), "not a JSON object")):
         with ScriptedServer(Says(reply), port=0) as srv:
-            strike(tmp_path, srv.url, "broken", "--only", "select", "--limit", "1", "--no-cache")
+            strike(tmp_path, srv.url, "broken", "--only", "select", "--limit", "1")
+            asked = srv.chat_requests
+        assert asked >= 2  # requeued and asked again: a provider failure is never kept in the reply cache
         _, got = ResultsStore(tmp_path / "t.duckdb").query(
             "SELECT outcome, infra_error FROM trial_results WHERE run_id = 'broken'")
         assert got and all(o == "infra" and why in e for o, e in got), got

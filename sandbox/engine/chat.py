@@ -41,6 +41,19 @@ class ChatReply:
     error: str | None = None
 
 
+def _keepable(done: dict) -> bool:
+    """A reply worth replaying: something came back and every native call's arguments are JSON. An empty
+    completion or broken arguments is the provider's failure, asked again next time rather than kept."""
+    if not (done["content"].strip() or done["calls"] or done["reasoning"].strip()):
+        return False
+    for c in done["calls"]:
+        try:
+            json.loads(c.get("arguments") or "{}")
+        except ValueError:
+            return False
+    return True
+
+
 class ChatClient:
     """One OpenAI client for every attempt of a run; opens a ChatSession per attempt."""
 
@@ -112,7 +125,7 @@ class ChatSession:
                 return ChatReply("", finish="refused", error=error)
         usage = json.loads(done["usage"].model_dump_json()) if done["usage"] is not None else None
         reply = self._reply({**done, "usage": usage})
-        if cache is not None:
+        if cache is not None and _keepable(done):
             cache.put(key, {"content": done["content"], "calls": done["calls"], "finish": done["finish"],
                             "reasoning": done["reasoning"], "usage": usage})
         return reply
