@@ -137,6 +137,7 @@ def test_the_bundled_suites_validate_and_the_oracle_passes_them(tmp_path, name, 
     results = validate_tasks(list(suite.tasks), tmp_path / "validate", workers=2)
     assert [v.task_id for v in results if v.status != "ok"] == []
     assert all(v.mutants_killed[0] == v.mutants_killed[1] >= 2 for v in results)
+    assert name != "core" or all([a.as_expected for a in v.of_kind("alternative")] == [True] for v in results)
     for persona in ("oracle", "null"):
         got = []
         with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
