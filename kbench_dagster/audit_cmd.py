@@ -13,11 +13,16 @@ from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.tasks.suite_audit import audit_suite
-from task_defs.loader import load_suite
+from task_defs.fixtures.loader import is_fixture_source
+from task_defs.loader import load_suite, suite_root
 
 
 def _suite_folder(name: str) -> Path:
-    """The folder of task folders a suite name or path means (fixtures: the folders they were written into)."""
+    """The folder of task folders a suite name or path means; for JSON fixtures, the folders they were written
+    into. A folder of task folders is audited as it lies, so a broken task is a finding, not an error."""
+    folder = Path(name) if "/" in name else suite_root(name)
+    if folder.is_dir() and not is_fixture_source(folder):
+        return folder
     return load_suite(name).root
 
 
