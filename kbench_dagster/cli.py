@@ -22,6 +22,7 @@ from kbench_dagster.registry_cmd import add_registry_parsers
 from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.swe_cmd import add_swe_parser
 from kbench_dagster.terminal import say, visible
 from kbench_dagster.textjobs_cmd import add_textjobs_parser
 from kbench_dagster.trials_cmd import add_trials_parser
@@ -351,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_endpoints_parser(sub)  # endpoints add|list: servers under names, with their hardware
     add_import_parser(sub)  # another machine's collect file or run folders
     add_trials_parser(sub)  # tool-use trials: run, gate, show, hash
+    add_swe_parser(sub)  # a trusted SWE-style dataset as a suite
     add_breakdown_parser(sub)  # five jobs three ways
     return p
 

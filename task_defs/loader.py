@@ -13,6 +13,7 @@ from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
 from task_defs.fixtures.loader import is_fixture_source, load_fixtures
 from task_defs.fixtures.materialize import materialize
+from task_defs.fixtures.swe import TRUST_HINT
 from task_defs.models import VARIANT_NOTE, Suite, Task, note_lines
 
 M = TypeVar("M", bound=BaseModel)
@@ -123,6 +124,8 @@ def load_suite(root: Path | str = "kbench") -> Suite:
             (FIXTURES_DIR / f"{root}.json").is_file():
         root = FIXTURES_DIR / f"{root}.json"
     root = suite_root(root) if isinstance(root, str) and "/" not in root else Path(root)
+    if root.suffix == ".jsonl":
+        raise TaskFileError(root, None, f"a SWE-style dataset is read by `kbench swe`, never as a suite: {TRUST_HINT}")
     if is_fixture_source(root):
         name, fixtures, files = load_fixtures(root)
         folder = materialize(name, fixtures, files)

@@ -196,7 +196,7 @@ def validate_task(
         return Validation(task.id, "fail", f"the disk ran full at {base} ({exc.strerror}): that says nothing about "
                                            "the task; free space and validate again",
                           duration_s=time.monotonic() - start)
-    problems = [_problem(v, base) for v in variants if not v.as_expected]
+    problems = [_problem(v, base) for v in variants if not v.as_expected] + _swe_problems(variants)
     full = ran_full({"work": base}) if problems else None
     if full:  # a test that could not write is no proof against the task
         problems = [f"{full}: that says nothing about the task; free space and validate again"]
@@ -207,6 +207,17 @@ def validate_task(
     result = Validation(task.id, "fail" if problems else "ok", "", variants, time.monotonic() - start)
     result.reason = "; ".join(problems) or result.summary
     return result
+
+
+def _swe_problems(variants: list[Variant]) -> list[str]:
+    """SWE-style cases (task_defs/fixtures/swe.py): on the untouched folder every fail_to_pass case must fail and
+    every pass_to_pass case pass; the reference passing them all is the usual check."""
+    untouched = next((v for v in variants if v.kind == "untouched"), None)
+    cases = untouched.cases if untouched else {}
+    return ([f"{c} passes on the untouched folder: it proves no fix" for c, r in cases.items()
+             if c.startswith("fail_to_pass_") and r == "pass"]
+            + [f"{c} fails on the untouched folder: it must pass before and after the fix ({r})"
+               for c, r in cases.items() if c.startswith("pass_to_pass_") and r != "pass"])
 
 
 def validate_tasks(
