@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from kbench_dagster.compare_runs_cmd import add_model_options, compare_models
 from kbench_dagster.reporting.compare import compare, render_compare
 from kbench_dagster.reporting.export import collect, export_rows, validate_results
 from kbench_dagster.reporting.loaders import load_manifest, load_results
@@ -51,6 +52,14 @@ def cmd_export(args) -> int:
 
 
 def cmd_compare(args) -> int:
+    if args.models:
+        return compare_models(args, _compare_runs)
+    if not (args.run_a and args.run_b):
+        raise ValueError("compare takes two run ids, or --models A,B to make and compare their runs")
+    return _compare_runs(args)
+
+
+def _compare_runs(args) -> int:
     a, b = load_results(Path(args.runs), args.run_a), load_results(Path(args.runs), args.run_b)
     comps = compare(a, b, seed=args.seed, mcnemar_seed=args.mcnemar_seed)
     if args.condition:
@@ -106,9 +115,10 @@ def add_report_parsers(sub) -> None:
     s.add_argument("--out", help="write to this file instead of stdout")
     s.set_defaults(func=cmd_export)
 
-    s = sub.add_parser("compare", help="paired comparison of two runs on the same tasks")
-    s.add_argument("run_a", metavar="RUNID_A")
-    s.add_argument("run_b", metavar="RUNID_B")
+    s = sub.add_parser("compare", help="paired comparison of two runs on the same tasks (or of two models: --models)")
+    s.add_argument("run_a", metavar="RUNID_A", nargs="?")
+    s.add_argument("run_b", metavar="RUNID_B", nargs="?")
+    add_model_options(s)
     s.add_argument("--runs", default="runs")
     s.add_argument("--condition", help="only this condition")
     s.add_argument("--mcnemar-seed", type=int, help="the seed whose outcomes McNemar uses (default: the most shared)")
