@@ -22,6 +22,7 @@ from sandbox.isolation.trees import Walk
 CACHES = SKIPPED_NAMES | {".ruff_cache"}
 MAX_FILES = 5000  # a tree the agent shaped against us is fingerprinted this far, no further
 MAX_HASHED = 4 * 1024 * 1024  # bigger files are compared by size and time, not content
+MAX_HASHED_TOTAL = 256 * 1024 * 1024  # and past this much read in all, every further file too
 MAX_LISTED = 200
 DIFF_LINES = 40
 REPORT = "report.md"
@@ -35,16 +36,19 @@ def _shown(rel: str) -> str:
 def fingerprint(workdir: Path) -> dict[str, str]:
     """rel path (shown) -> a digest of its content (or of its size and time, for a big file; a link's target)."""
     out: dict[str, str] = {}
+    read = 0
     walk = Walk(Path(workdir), max_entries=MAX_FILES, skip=lambda e: e.name in CACHES)
     for e in walk:
         if e.name in CACHES or e.name.endswith(".pyc") or e.kind == "dir":
             continue
         if e.kind == "link":
             out[_shown(e.rel)] = "link:" + _shown(os.readlink(e.name, dir_fd=e.dir_fd))
-        elif e.kind == "file" and e.st.st_size <= MAX_HASHED:
+        elif e.kind == "file" and e.st.st_size <= MAX_HASHED and read + e.st.st_size <= MAX_HASHED_TOTAL:
+            read += e.st.st_size
             try:
                 fd = os.open(e.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=e.dir_fd)
-            except OSError:
+            except OSError:  # e.g. a file the agent made unreadable: still there, compared by size and time
+                out[_shown(e.rel)] = f"unreadable:{e.st.st_size}:{e.st.st_mtime_ns}"
                 continue
             with os.fdopen(fd, "rb") as f:
                 out[_shown(e.rel)] = hashlib.sha256(f.read()).hexdigest()
