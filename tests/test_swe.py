@@ -60,3 +60,16 @@ def test_the_dataset_runs_end_to_end_in_git_repositories(tmp_path, capsys):
     got = {json.loads(p.read_text())["task"]: json.loads(p.read_text())["outcome"] for p in records}
     assert got == {"calc__calc_1": "pass", "inventory__inventory_9": "pass", "slug__slug_4": "pass"}
     assert all((p.parent / "workdir" / ".git").is_dir() for p in records)  # the setup step made a repository
+
+
+def test_a_gold_patch_is_the_reference(tmp_path, capsys):
+    rec = json.loads(CASES.read_text().splitlines()[0])
+    del rec["reference"]
+    rec["instance_id"] = "calc__calc-2"
+    rec["patch"] = ("--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def average(xs):\n"
+                    "-    return sum(xs) / len(xs)\n+    return sum(xs) / len(xs) if xs else 0.0\n")
+    data = tmp_path / "patched.jsonl"
+    data.write_text(json.dumps(rec) + "\n")
+    assert main(["swe", "--dataset", str(data), "--trusted-dataset", "true", "validate", "--work",
+                 str(tmp_path / "w")]) == 0
+    assert "1 ok, 0 failed" in capsys.readouterr().out
