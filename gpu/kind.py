@@ -82,7 +82,7 @@ class KernelTasks:
     def prompts(self, unit: KernelTask) -> list[str]:
         return [render_prompt(unit)]
 
-    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
+    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
         return with_python_runtime(cfg)
 
     def timeout_s(self, unit: KernelTask, run_timeout_s: float) -> float:

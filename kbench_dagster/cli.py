@@ -18,6 +18,7 @@ from kbench_dagster.breakdown_cmd import add_breakdown_parser
 from kbench_dagster.discover_cmd import add_discover_parser
 from kbench_dagster.endpoints_cmd import add_endpoint_options, add_endpoints_parser, endpoint_settings
 from kbench_dagster.estimate_cmd import add_estimate_parser
+from kbench_dagster.import_tasks_cmd import add_import_tasks_parser
 from kbench_dagster.importer import add_import_parser
 from kbench_dagster.progress import Progress
 from kbench_dagster.registry_cmd import add_registry_parsers
@@ -355,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_import_parser(sub)  # another machine's collect file or run folders
     add_trials_parser(sub)  # tool-use trials: run, gate, show, hash
     add_swe_parser(sub)  # a trusted SWE-style dataset as a suite
+    add_import_tasks_parser(sub)  # Harbor / Terminal-Bench task folders as a suite
     add_estimate_parser(sub)  # time, tokens and cost of a planned run, from stored attempts
     add_discover_parser(sub)  # candidate tasks from a local copy of another benchmark
     add_breakdown_parser(sub)  # five jobs three ways

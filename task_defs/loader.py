@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
+from task_defs.fixtures.harbor import is_harbor_source, load_harbor
 from task_defs.fixtures.loader import is_fixture_source, load_fixtures
 from task_defs.fixtures.materialize import materialize
 from task_defs.fixtures.swe import TRUST_HINT
@@ -119,15 +120,15 @@ def fingerprint(paths_root: Path, tasks: list[Task]) -> str:
 
 def load_suite(root: Path | str = "kbench") -> Suite:
     """A suite by name (a folder of task folders under task_defs/suites, or a bundled fixture file there) or by
-    path (a folder of task folders, or JSON task fixtures: a file or a folder of files)."""
+    path (a folder of task folders, JSON task fixtures as a file or a folder of files, or Harbor task folders)."""
     if isinstance(root, str) and "/" not in root and not suite_root(root).is_dir() and \
             (FIXTURES_DIR / f"{root}.json").is_file():
         root = FIXTURES_DIR / f"{root}.json"
     root = suite_root(root) if isinstance(root, str) and "/" not in root else Path(root)
     if root.suffix == ".jsonl":
         raise TaskFileError(root, None, f"a SWE-style dataset is read by `kbench swe`, never as a suite: {TRUST_HINT}")
-    if is_fixture_source(root):
-        name, fixtures, files = load_fixtures(root)
+    if is_harbor_source(root) or is_fixture_source(root):
+        name, fixtures, files = load_harbor(root) if is_harbor_source(root) else load_fixtures(root)
         folder = materialize(name, fixtures, files)
         return _load_folder(folder, name)
     if not root.is_dir():

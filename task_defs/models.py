@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -24,6 +25,21 @@ def check_relative(value: str) -> str:
     return value
 
 
+# where the sandbox keeps its own system, the agent's home and scratch: a task's folder cannot be seen there
+SYSTEM_TOPS = {"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "nix", "opt",
+               "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var"}
+
+
+def mount_problem(inside: str) -> str | None:
+    """Why a task's folder cannot be seen at `inside` in the sandbox, or None."""
+    p = PurePosixPath(inside)
+    if not p.is_absolute() or not re.fullmatch(r"(/[A-Za-z0-9._-]+)+", inside) or ".." in p.parts:
+        return "an absolute path of plain names (like /app)"
+    if p.parts[1] in SYSTEM_TOPS:
+        return f"/{p.parts[1]} is the sandbox's own"
+    return None
+
+
 class Task(BaseModel):
     """One task: a prompt (or a chain of prompts), its files, and how it is graded."""
 
@@ -44,6 +60,10 @@ class Task(BaseModel):
     requires: list[str] = Field(default_factory=list)
     no_canary: list[str] = Field(default_factory=list)  # data files whose format cannot hold a comment
     max_steps: int | None = Field(default=None, gt=0)  # model requests per agent session at most (fixtures' limit)
+    # {path inside the sandbox: folder of the work folder ("." for itself)}: a task made for a container sees its
+    # files where the container had them (/app), and its tests where they were put (/tests)
+    mounts: dict[str, str] = Field(default_factory=dict)
+    unavailable: str | None = None  # why this machine cannot give the task its environment: its attempts are skipped
 
     _folder: Path | None = PrivateAttr(default=None)
 
@@ -56,6 +76,17 @@ class Task(BaseModel):
     @classmethod
     def _relative_list(cls, v: list[str]) -> list[str]:
         return [check_relative(x) for x in v]
+
+    @field_validator("mounts")
+    @classmethod
+    def _mounts(cls, v: dict[str, str]) -> dict[str, str]:
+        for inside, rel in v.items():
+            problem = mount_problem(inside)
+            if problem:
+                raise ValueError(f"mount {inside!r}: {problem}")
+            if rel != ".":
+                check_relative(rel)
+        return v
 
     @field_validator("requires")
     @classmethod

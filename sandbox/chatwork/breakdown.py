@@ -108,7 +108,7 @@ class _Jobs:
     def missing(self, unit) -> list[str]:
         return []
 
-    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
+    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
         return cfg
 
     def timeout_s(self, unit, run_timeout_s: float) -> float:

@@ -79,7 +79,7 @@ class TextJobs:
     def prompts(self, unit: TextItem) -> list[str]:
         return [unit.prompt]
 
-    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
+    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
         return cfg
 
     def timeout_s(self, unit: TextItem, run_timeout_s: float) -> float:

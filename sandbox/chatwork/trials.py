@@ -192,7 +192,7 @@ class ToolTrials:
     def prompts(self, unit: TrialUnit) -> list[str]:
         return [unit.trial.messages[-1].content]
 
-    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
+    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
         return cfg
 
     def timeout_s(self, unit: TrialUnit, run_timeout_s: float) -> float:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.session import SessionResult
-from sandbox.tasks.grading import grade, missing_requirements
+from sandbox.tasks.grading import grade, missing_requirements, task_isolation
 from sandbox.tasks.validation import prepare_workdir
 from task_defs.models import Suite, Task
 
@@ -60,8 +60,8 @@ class WorkKind(Protocol):
     def prompts(self, unit) -> list[str]:
         """One agent session per prompt, in order."""
 
-    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
-        """The sandbox the agent's sessions get for this kind."""
+    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
+        """The sandbox the agent's sessions of this unit get."""
 
     def timeout_s(self, unit, run_timeout_s: float) -> float: ...
 
@@ -102,8 +102,8 @@ class AgentTasks:
     def prompts(self, unit: Task) -> list[str]:
         return unit.all_prompts
 
-    def session_isolation(self, cfg: IsolationConfig) -> IsolationConfig:
-        return cfg
+    def session_isolation(self, unit: Task, cfg: IsolationConfig) -> IsolationConfig:
+        return task_isolation(unit, cfg)
 
     def timeout_s(self, unit: Task, run_timeout_s: float) -> float:
         return min(run_timeout_s, unit.agent_timeout)

@@ -364,7 +364,7 @@ class Runner:
                                         max_turns=getattr(a.task, "max_steps", None))
         if not self.kind.runs_agent:
             return self._chat(a, workdir, limits.timeout_s, events, stages)
-        isolation = self.kind.session_isolation(self.spec.isolation)
+        isolation = self.kind.session_isolation(a.task, self.spec.isolation)
         for i, prompt in enumerate(self.kind.prompts(a.task)):
             down = self._wait_for_server(stages)
             if down:

@@ -41,6 +41,9 @@ class IsolationConfig:
     extra_ro_binds: tuple[str, ...] = field(default_factory=tuple)  # read-only at the same path, e.g. a Python runtime
     path_prefix: tuple[str, ...] = field(default_factory=tuple)  # folders put before the system PATH in the session
     seccomp: bool = True  # no process in the sandbox may trace another or touch its memory (seccomp.py)
+    # (folder inside the work folder, "." for itself; the path it is also seen at): a task made for a container
+    # whose files live at /app, its tests at /tests (task_defs Task.mounts). Only bwrap can show them.
+    work_mounts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":
@@ -65,6 +68,30 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(p), str(p)]
         elif p.is_dir():
             args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def ready_work_mounts(workdir: Path, mounts: tuple[tuple[str, str], ...]) -> None:
+    """Make each mounted folder of the work folder a real folder, from the host side, before the sandbox starts:
+    an agent may have removed one or put a symlink (to anywhere on the host) in its place, which bwrap would follow."""
+    for rel, _dest in mounts:
+        at = workdir
+        for part in () if rel == "." else Path(rel).parts:
+            at = at / part
+            if at.is_symlink() or (at.exists() and not at.is_dir()):
+                at.unlink()
+            elif at.is_dir():
+                continue
+            at.mkdir()
+
+
+def _mount_args(workdir: Path, mounts: tuple[tuple[str, str], ...], made: set[str]) -> list[str]:
+    args = []
+    for rel, dest in mounts:
+        inside = Path(dest)
+        if inside == workdir or inside in workdir.parents or workdir in inside.parents:
+            raise ValueError(f"the work folder cannot also be seen at {dest}: it would hide {workdir}")
+        args += _parents(dest, made) + ["--bind", str(workdir if rel == "." else workdir / rel), dest]
     return args
 
 
@@ -113,7 +140,8 @@ def bwrap_argv(
     for src, dest in rw_binds:
         argv += _parents(dest, made) + ["--bind", str(src), dest]
     argv += _parents(str(workdir), made)
-    argv += ["--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--clearenv"]
+    argv += ["--bind", str(workdir), str(workdir)] + _mount_args(Path(workdir), cfg.work_mounts, made)
+    argv += ["--chdir", str(workdir), "--clearenv"]
     for k, v in (env or {}).items():
         argv += ["--setenv", k, v]
     if cfg.drops_uid:

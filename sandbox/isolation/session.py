@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sandbox.isolation import trees, uids
-from sandbox.isolation.bwrap import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv
+from sandbox.isolation.bwrap import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv, ready_work_mounts
 from sandbox.isolation.limits import Limits
 from sandbox.isolation.procs import kill_all, processes_in_folder, session_processes, wait_gone
 from sandbox.isolation.teardown import TeardownReport
@@ -123,6 +123,11 @@ def run_session(
             cfg = replace(cfg, run_as_uid=uid)
         workdir = Path(workdir).resolve()
         isolation = cfg.resolve()
+        if cfg.work_mounts:
+            if isolation != "bwrap":
+                raise RuntimeError("this task sees its work folder at " + ", ".join(d for _r, d in cfg.work_mounts)
+                                   + ", which only the bwrap sandbox can show (apt-get install bubblewrap)")
+            ready_work_mounts(workdir, cfg.work_mounts)
         scratch = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.scratch-", dir=workdir.parent))
         home, tmp = scratch / "home", scratch / "tmp"
         home.mkdir()

@@ -8,10 +8,10 @@ import os
 import secrets
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, sandbox_python
+from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, bwrap_path, sandbox_python
 from sandbox.isolation.limits import TEST_LIMITS, Limits
 from sandbox.isolation.session import SessionResult, run_session
 from sandbox.isolation.workdirs import private_copy
@@ -32,7 +32,21 @@ class Grade:
 
 
 def missing_requirements(task: Task) -> list[str]:
-    return [cmd for cmd in task.requires if shutil.which(cmd, path=SYSTEM_PATH) is None]
+    """What the task needs that this machine lacks, each named: its attempts are skipped, never scored."""
+    missing = [cmd for cmd in task.requires if shutil.which(cmd, path=SYSTEM_PATH) is None]
+    if task.unavailable:
+        missing.append(task.unavailable)
+    if task.mounts and not bwrap_path():
+        missing.append(f"bwrap (the task sees its work folder at {', '.join(task.mounts)})")
+    return missing
+
+
+def task_isolation(task: Task, cfg: IsolationConfig | None) -> IsolationConfig:
+    """The sandbox every session of this task gets (setup, agent, hidden test): the run's, plus the task's mounts."""
+    cfg = cfg or IsolationConfig()
+    if not task.mounts:
+        return cfg
+    return replace(cfg, work_mounts=tuple((rel, inside) for inside, rel in sorted(task.mounts.items())))
 
 
 def _write(path: Path | None, text: str) -> None:
@@ -94,7 +108,8 @@ def grade(
         limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
         result = run_session(
             [sandbox_python(), "-I", "-S", "-B", "-c", JUDGE_CODE.format(str(harness))], workdir, limits=limits,
-            cfg=cfg, output_path=output_path, ro_binds=[harness], log_path=log_path, label=f"test:{task.id}",
+            cfg=task_isolation(task, cfg), output_path=output_path, ro_binds=[harness], log_path=log_path,
+            label=f"test:{task.id}",
             stdin_data=judge_input(task, nonce),
             network=False,  # agent code runs here beside the judge: nothing may leave the sandbox
         )

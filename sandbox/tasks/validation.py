@@ -19,7 +19,7 @@ from sandbox.isolation.diskspace import RESERVE_BYTES, ensure_room, ran_full
 from sandbox.isolation.limits import AGENT_LIMITS, Limits
 from sandbox.isolation.session import run_session
 from sandbox.isolation.workdirs import check_outside_repo, copy_tree_into, fresh_dir, private_copy
-from sandbox.tasks.grading import Grade, grade, missing_requirements
+from sandbox.tasks.grading import Grade, grade, missing_requirements, task_isolation
 from task_defs.models import VARIANT_NOTE, Task, variant_note
 
 SOLVE_SCRIPT = "solve.sh"
@@ -33,7 +33,8 @@ def _run_script(task: Task, script: Path, workdir: Path, cfg: IsolationConfig | 
     hidden = private_copy({script.name: script}, near=workdir)
     try:
         res = run_session(["bash", str(hidden / script.name)], workdir, limits=AGENT_LIMITS.with_(timeout_s=120),
-                          cfg=cfg, ro_binds=[hidden], label=f"{what}:{task.id}", network=False)
+                          cfg=task_isolation(task, cfg), ro_binds=[hidden], label=f"{what}:{task.id}",
+                          network=False)
     finally:
         shutil.rmtree(hidden, ignore_errors=True)
     if res.returncode != 0 or res.timed_out:

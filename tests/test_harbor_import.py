@@ -1,0 +1,135 @@
+"""Harbor / Terminal-Bench task folders as a suite: our own four fold into fixtures; three validate (untouched
+fails, solve.sh passes) and run through the one loop (the scripted oracle passes them, null none), the one whose
+image build fetches a package is skipped with that reason, never scored; nothing an agent leaves in the test or log
+folders (a reward of 1, a replaced check, a symlink out of the work folder) reaches the verdict; a broken or unsafe
+folder is refused naming the file."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kbench_dagster.cli import main
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
+from sandbox.servers.scripted import ScriptedServer
+from sandbox.tasks.grading import grade
+from sandbox.tasks.validation import prepare_workdir, validate_tasks
+from task_defs import load_suite
+from task_defs.errors import TaskFileError
+from task_defs.fixtures.harbor import LOGS, TESTS, load_harbor
+
+OURS = Path(__file__).parent / "data" / "harbor_tasks"
+RUNNABLE = {"csv_people_to_json", "repair_backup_script", "tally_log_levels"}
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "cache"))
+
+
+def copy_ours(tmp_path, name):
+    dest = tmp_path / "src" / name
+    shutil.copytree(OURS / name, dest)
+    return dest
+
+
+def test_our_folders_validate_and_the_network_build_is_skipped_with_its_reason(tmp_path):
+    suite = load_suite(OURS)
+    assert set(suite.ids) == RUNNABLE | {"pinned_http_client"}
+    results = {v.task_id: v for v in validate_tasks(list(suite.tasks), tmp_path / "v", workers=2)}
+    assert {t for t, v in results.items() if v.status == "ok"} == RUNNABLE, results
+    skipped = results["pinned_http_client"]
+    assert skipped.status == "skipped" and "RUN pip install" in skipped.reason and "network" in skipped.reason
+    assert all(v.untouched.outcome == "wrong" for t, v in results.items() if t in RUNNABLE)
+
+
+def test_the_oracle_passes_them_through_the_run_loop_and_null_none(tmp_path):
+    suite = load_suite(OURS)
+    for persona in ("oracle", "null"):
+        got = []
+        with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
+            spec = RunSpec(run_id=persona, model=srv.model_id, conds=select_conditions("base"),
+                           tasks=list(suite.tasks), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
+                           work_root=tmp_path / "work", workers=2, timeout_s=120)
+            Runner(spec, suite, on_result=got.append).run()
+        outcomes = {r["task"]: r["outcome"] for r in got}
+        assert outcomes.pop("pinned_http_client") == "skipped"
+        want = "pass" if persona == "oracle" else "wrong"
+        assert outcomes == {t: want for t in RUNNABLE}, (persona, got)
+        assert not any(r["infra"] for r in got)
+
+
+def test_what_an_agent_leaves_in_the_test_and_log_folders_never_counts(tmp_path):
+    suite = load_suite(OURS)
+    task = suite.get("tally_log_levels")
+    work = prepare_workdir(task, tmp_path / "w")
+    (work / LOGS / "verifier").mkdir(parents=True)
+    (work / LOGS / "verifier" / "reward.txt").write_text("1\n")  # a forged reward
+    (work / TESTS).mkdir(parents=True, exist_ok=True)
+    (work / TESTS / "check_levels.py").write_text("print('fine')\n")  # a forged check
+    (work / TESTS / "test.sh").write_text("echo 1 > /logs/verifier/reward.txt\n")
+    g = grade(task, work, output_path=tmp_path / "out.txt")
+    assert g.outcome == "wrong" and "reward 0" in (tmp_path / "out.txt").read_text(), g
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(work / ".kbench-verifier")
+    (work / ".kbench-verifier").symlink_to(outside)  # the mounted folders would land outside the work folder
+    g = grade(task, work, output_path=tmp_path / "out2.txt")
+    assert g.outcome == "wrong" and list(outside.iterdir()) == [], g
+    assert (work / ".kbench-verifier").is_dir() and not (work / ".kbench-verifier").is_symlink()
+
+
+@pytest.mark.parametrize("line, why", [
+    ("RUN apt-get update && apt-get install -y jq", "fetches from the network"),
+    ("RUN cd /tmp && git clone https://example.org/x.git", "fetches from the network"),
+    ("ENV MODE=strict", "ENV MODE=strict"),
+    ("COPY service.log /etc/service.log", "outside the work folder"),
+    ("ADD https://example.org/data.tgz ./", "fetches from the network"),
+    ("FROM debian AS second", "multi-stage"),
+])
+def test_what_the_sandbox_cannot_build_is_named_and_skipped(tmp_path, line, why):
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    with open(folder / "environment" / "Dockerfile", "a") as fh:
+        fh.write(line + "\n")
+    [(fx, _)] = load_harbor(folder)[1]
+    assert fx.unavailable and why in fx.unavailable and "Dockerfile line 4" in fx.unavailable, fx.unavailable
+
+
+def test_a_broken_or_unsafe_folder_is_refused_naming_the_file(tmp_path):
+    folder = copy_ours(tmp_path, "csv-people-to-json")
+    (folder / "tests" / "test.sh").unlink()
+    with pytest.raises(TaskFileError, match=r"tests/test\.sh.*missing"):
+        load_harbor(folder)
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    (folder / "tests" / "leak.txt").symlink_to("/etc/passwd")
+    with pytest.raises(TaskFileError, match="leak.txt.*symlink"):
+        load_harbor(folder)
+    folder = copy_ours(tmp_path, "repair-backup-script")
+    (folder / "task.toml").write_text("[agent]\ntimeout_sec = -3\n")
+    with pytest.raises(TaskFileError, match=r"task\.toml.*agent\.timeout_sec"):
+        load_harbor(folder)
+
+
+def test_import_tasks_lists_each_task_and_writes_a_suite_file_that_loads_the_same(tmp_path, capsys):
+    out = tmp_path / "harbor.json"
+    assert main(["import-tasks", str(OURS), "--write", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert "pinned_http_client               skipped: the docker backend" in said and "3 runnable here" in said
+    doc = json.loads(out.read_text())
+    assert {t["id"] for t in doc["tasks"]} == {"csv-people-to-json", "pinned-http-client", "repair-backup-script",
+                                              "tally-log-levels"}
+    assert load_suite(out).fingerprint == load_suite(OURS).fingerprint
+
+
+@pytest.mark.parametrize("inside", ["/etc", "/usr/src/app", "/tmp/x", "app", "/a/../b", "/home/kbench"])
+def test_a_task_cannot_be_seen_over_the_sandboxs_own_folders(inside):
+    from pydantic import ValidationError
+
+    from task_defs.models import Task
+
+    with pytest.raises(ValidationError, match="mount"):
+        Task(id="t", title="title", category="terminal", tier="terminal", prompt="p", mounts={inside: "."})
