@@ -15,6 +15,7 @@ from gpu.cli import add_kernels_parser
 from kbench_dagster import service
 from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster.breakdown_cmd import add_breakdown_parser
+from kbench_dagster.capability_cmd import add_capability_parser
 from kbench_dagster.discover_cmd import add_discover_parser
 from kbench_dagster.endpoints_cmd import add_endpoint_options, add_endpoints_parser, endpoint_settings
 from kbench_dagster.estimate_cmd import add_estimate_parser
@@ -360,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_estimate_parser(sub)  # time, tokens and cost of a planned run, from stored attempts
     add_discover_parser(sub)  # candidate tasks from a local copy of another benchmark
     add_breakdown_parser(sub)  # five jobs three ways
+    add_capability_parser(sub)  # klbench's categories: list, audit, run, score
     return p
 
 

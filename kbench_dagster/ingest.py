@@ -14,8 +14,9 @@ KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 TEXTJOBS = "textjobs"  # sandbox.chatwork.textjobs.NAME: one row per item reply in textjob_replies
 BREAKDOWN = "breakdown-"  # sandbox.chatwork.breakdown kind names: one row per item answer in breakdown_answers
 TRIALS = "trials"  # sandbox.chatwork.trials.NAME: one row per trial answer in trial_results
+CAPABILITY = "capability"  # sandbox.chatwork.capability.NAME: one row per item reply in capability_results
 ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "breakdown_answers", "trial_results",
-              "runs", "events_summary", "requests")
+              "capability_results", "runs", "events_summary", "requests")
 SPEED_FIELDS = ("stream", "finish", "ttft_s", "total_s", "gen_s", "prompt_tokens", "completion_tokens", "gen_tok_s",
                 "server_prompt_tok_s", "server_gen_tok_s")
 REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
@@ -65,7 +66,7 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     url = manifest.get("settings", {}).get("url")
     where = endpoint_fields(manifest)
     attempts, gradings, kernels, texts, answers, events, every, requests = [], [], [], [], [], [], [], []
-    trials = []
+    trials, capability = [], []
     for path in finished_results(run_dir):
         r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
@@ -79,6 +80,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
             answers += breakdown_rows(read_result(path))
         elif r.get("kind") == TRIALS:
             trials.append(trial_row(read_result(path), where, path.parent))
+        elif r.get("kind") == CAPABILITY:
+            capability.append(capability_row(read_result(path), where, path.parent))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
             row.update(server_url=url, record_path=str(path.parent), **where)
@@ -100,7 +103,8 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
                      "started_at": min(a["started_at"] for a in every),
                      "finished_at": max(a["finished_at"] for a in every)})
     return {"attempts": attempts, "gradings": gradings, "kernel_gradings": kernels, "textjob_replies": texts,
-            "breakdown_answers": answers, "trial_results": trials, "runs": runs, "events_summary": events,
+            "breakdown_answers": answers, "trial_results": trials, "capability_results": capability, "runs": runs,
+            "events_summary": events,
             "requests": requests}
 
 
@@ -193,6 +197,26 @@ def trial_row(r: dict, where: dict, record: Path) -> dict:
             "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),
             **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")},
             "exchange": _text(record / "workdir" / "reply.json", REPLY_CHARS), **where}
+
+
+def capability_row(r: dict, where: dict, record: Path) -> dict:
+    """A capability_results row: the item's score with its latest grading applied (a regrade with a judge grades
+    the pending ones), its checks, the judge's votes and the final reply kept."""
+    c = r.get("capability") or {}
+    kept = _text(record / "workdir" / "replies.json", 4 * REPLY_CHARS)
+    try:
+        replies = json.loads(kept).get("replies") if kept else None
+    except ValueError:  # cut at the store's limit
+        replies = None
+    return {**{k: r.get(k) for k in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
+                                      "input_tokens", "output_tokens", "infra_error", "suite_fingerprint",
+                                      "graded_at", "detail")},
+            "item": r["task"], "category": c.get("category") or r.get("category"), "tier": c.get("tier") or
+            r.get("tier"), "grader": c.get("grader"), "score": c.get("score"), "refusal": c.get("refusal"),
+            "checks": json.dumps(c.get("checks")) if c.get("checks") is not None else None,
+            "judge": json.dumps(c.get("judge")) if c.get("judge") is not None else None,
+            "context_tokens": c.get("context_tokens"),
+            "reply": (replies[-1] if replies else None) and replies[-1][:REPLY_CHARS], **where}
 
 
 def breakdown_rows(r: dict) -> list[dict]:

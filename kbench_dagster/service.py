@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from kbench_dagster.ingest import (
     ALL_TABLES,
     BREAKDOWN,
+    CAPABILITY,
     KERNELS,
     TEXTJOBS,
     TRIALS,
@@ -30,6 +31,7 @@ from kbench_dagster.ingest import (
 )
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.breakdown import breakdown_kind
+from sandbox.chatwork.capability import CapabilityItems
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.chatwork.trials import ToolTrials
 from sandbox.engine.conditions import select_conditions
@@ -121,6 +123,8 @@ def verdict_table(kind_name: str) -> str:
         return "textjob_replies"
     if kind_name == TRIALS:
         return "trial_results"
+    if kind_name == CAPABILITY:
+        return "capability_results"
     return "breakdown_answers" if kind_name.startswith(BREAKDOWN) else "gradings"
 
 
@@ -135,6 +139,8 @@ def kind_of(suite: str) -> WorkKind:
         return TextJobs()
     if suite == TRIALS:
         return ToolTrials()
+    if suite == CAPABILITY:
+        return CapabilityItems()
     return AgentTasks(load_suite(suite))
 
 
@@ -270,7 +276,7 @@ def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
     name = manifest["suite"]["name"]
     if name.startswith(BREAKDOWN):
         return breakdown_kind(name)
-    return kind_of(name if name in (KERNELS, TEXTJOBS, TRIALS) else suite)
+    return kind_of(name if name in (KERNELS, TEXTJOBS, TRIALS, CAPABILITY) else suite)
 
 
 def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: ResultsStore, cfg: IsolationConfig,

@@ -103,6 +103,12 @@ CREATE TABLE IF NOT EXISTS trial_results (
     suite_fingerprint VARCHAR, graded_at TIMESTAMP, endpoint VARCHAR, engine VARCHAR, quant VARCHAR,
     hardware VARCHAR, hardware_class VARCHAR, shape VARCHAR, response_format VARCHAR, elicitation VARCHAR,
     rules VARCHAR, rounds INTEGER, exchange VARCHAR);
+CREATE TABLE IF NOT EXISTS capability_results (
+    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, item VARCHAR,
+    category VARCHAR, tier VARCHAR, grader VARCHAR, outcome VARCHAR, score DOUBLE, refusal BOOLEAN, checks JSON,
+    judge JSON, context_tokens INTEGER, detail VARCHAR, reply VARCHAR, sampling VARCHAR, duration_s DOUBLE,
+    input_tokens BIGINT, output_tokens BIGINT, infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP,
+    endpoint VARCHAR, engine VARCHAR, quant VARCHAR, hardware VARCHAR, hardware_class VARCHAR);
 CREATE TABLE IF NOT EXISTS endpoints (
     name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
     engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
@@ -118,7 +124,7 @@ ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rounds INTEGER;
 ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS exchange VARCHAR;
 """
 TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
-          "breakdown_answers", "trial_results", "requests")
+          "breakdown_answers", "trial_results", "capability_results", "requests")
 
 
 class StoreBusy(RuntimeError):

@@ -22,6 +22,7 @@ M = TypeVar("M", bound=BaseModel)
 SUITES_DIR = Path(__file__).parent / "suites"
 FIXTURES_DIR = SUITES_DIR / "fixtures"  # bundled JSON fixture suites, loaded by name (core, smoke)
 HARNESS = Path(__file__).parent / "harness" / "kbtest.py"
+CAPABILITY_AGENT = "capability_agent"
 IGNORED = {"__pycache__", ".pytest_cache"}
 
 
@@ -124,6 +125,11 @@ def load_suite(root: Path | str = "kbench") -> Suite:
     if isinstance(root, str) and "/" not in root and not suite_root(root).is_dir() and \
             (FIXTURES_DIR / f"{root}.json").is_file():
         root = FIXTURES_DIR / f"{root}.json"
+    if root == CAPABILITY_AGENT:  # the capability suite's agent categories, kept in its category files
+        from task_defs.capability.loader import agent_fixtures
+
+        fixtures, files = agent_fixtures()
+        return _load_folder(materialize(CAPABILITY_AGENT, fixtures, files), CAPABILITY_AGENT)
     root = suite_root(root) if isinstance(root, str) and "/" not in root else Path(root)
     if root.suffix == ".jsonl":
         raise TaskFileError(root, None, f"a SWE-style dataset is read by `kbench swe`, never as a suite: {TRUST_HINT}")

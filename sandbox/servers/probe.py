@@ -79,3 +79,15 @@ def reported_slots(url: str, api_key: str | None = None) -> int | None:
         return None
     n = props.get("total_slots") if isinstance(props, dict) else None
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
+
+
+def reported_context(url: str, api_key: str | None = None) -> int | None:
+    """The server's context window in tokens (llama.cpp: /props default_generation_settings.n_ctx), or None."""
+    try:
+        props = fetch_json(_root(url) + "/props", api_key, timeout=3.0)
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    n = (settings or {}).get("n_ctx") if isinstance(settings, dict) else None
+    n = n if n is not None else (props.get("n_ctx") if isinstance(props, dict) else None)
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 256 else None

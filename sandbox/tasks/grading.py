@@ -54,11 +54,15 @@ def _write(path: Path | None, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def judge_input(task: Task, nonce: str) -> bytes:
-    """What the judge reads on stdin: the nonce line, then every file of the test's folder as one JSON line."""
-    files = {f.relative_to(task.test_dir).as_posix(): base64.b64encode(f.read_bytes()).decode("ascii")
-             for f in task_files(task.test_dir)}
-    bundle = {"test": Path(task.test).name, "files": files}
+def test_bundle(task: Task) -> tuple[str, dict[str, bytes]]:
+    """The task's hidden test by name, and every file of the test's folder."""
+    return Path(task.test).name, {f.relative_to(task.test_dir).as_posix(): f.read_bytes()
+                                  for f in task_files(task.test_dir)}
+
+
+def judge_input(test: str, files: dict[str, bytes], nonce: str) -> bytes:
+    """What the judge reads on stdin: the nonce line, then the test's name and files as one JSON line."""
+    bundle = {"test": test, "files": {k: base64.b64encode(v).decode("ascii") for k, v in files.items()}}
     return (nonce + "\n" + json.dumps(bundle) + "\n").encode("ascii")
 
 
@@ -75,6 +79,28 @@ def _parse(result: SessionResult, nonce: str) -> tuple[Outcome, str]:
         if said in expected_rc and expected_rc[said] == result.returncode:
             return said, "a safety stop inside the hidden test fired" if said == "timeout" else ""
     return "crash", f"the test ended without its result line (exit code {result.returncode})"
+
+
+def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits: Limits,
+                    cfg: IsolationConfig | None, output_path: Path | None, log_path: Path | None,
+                    label: str) -> tuple[Outcome, str, SessionResult]:
+    """Run a hidden test (a kbtest file among `files`) against `workdir`: its outcome, the detail, the session."""
+    # A fresh copy holding nothing but kbtest.py, owned by the grader and bound read-only: nothing in it can change.
+    harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
+    try:
+        nonce = secrets.token_hex(16)
+        result = run_session(
+            [sandbox_python(), "-I", "-S", "-B", "-c", JUDGE_CODE.format(str(harness))], workdir, limits=limits,
+            cfg=cfg, output_path=output_path, ro_binds=[harness], log_path=log_path, label=label,
+            stdin_data=judge_input(test, files, nonce),
+            network=False,  # agent code runs here beside the judge: nothing may leave the sandbox
+        )
+    finally:
+        shutil.rmtree(harness, ignore_errors=True)
+    outcome, detail = _parse(result, nonce)
+    # the judge's sandboxed process from start to end: what lies around it (the harness copy, the uid lease, the
+    # scratch folders) is the judge's overhead, which the Runner records apart
+    return outcome, detail, result
 
 
 def grade(
@@ -101,21 +127,8 @@ def grade(
         msg = f"nofile: {target} does not exist in the work folder"
         _write(output_path, msg + "\n")
         return Grade("nofile", msg, time.monotonic() - start)
-    # A fresh copy holding nothing but kbtest.py, owned by the grader and bound read-only: nothing in it can change.
-    harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
-    try:
-        nonce = secrets.token_hex(16)
-        limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
-        result = run_session(
-            [sandbox_python(), "-I", "-S", "-B", "-c", JUDGE_CODE.format(str(harness))], workdir, limits=limits,
-            cfg=task_isolation(task, cfg), output_path=output_path, ro_binds=[harness], log_path=log_path,
-            label=f"test:{task.id}",
-            stdin_data=judge_input(task, nonce),
-            network=False,  # agent code runs here beside the judge: nothing may leave the sandbox
-        )
-    finally:
-        shutil.rmtree(harness, ignore_errors=True)
-    outcome, detail = _parse(result, nonce)
-    # the judge's sandboxed process from start to end: what lies around it (the harness copy, the uid lease, the
-    # scratch folders) is the judge's overhead, which the Runner records apart
+    limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
+    outcome, detail, result = run_hidden_test(*test_bundle(task), workdir, limits=limits,
+                                              cfg=task_isolation(task, cfg), output_path=output_path,
+                                              log_path=log_path, label=f"test:{task.id}")
     return Grade(outcome, detail, result.duration_s, result)

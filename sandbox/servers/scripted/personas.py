@@ -8,13 +8,14 @@ failures. Never imports dagster.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
 ToolFormat = Literal["native", "text"]
-PERSONAS = ("oracle", "null", "liar", "chaos", "hostile", "replay", "noisy")
+PERSONAS = ("oracle", "null", "liar", "chaos", "hostile", "replay", "noisy", "judge")
 FINISH_REASONS = ("stop", "tool_calls", "length")
 
 ORACLE_DONE = "Done: the task is complete."
@@ -242,6 +243,57 @@ class TrialPersona:
         return Reply(None if calls else text, calls, note=f"{trial.id}: the reference answer")
 
 
+class CapabilityPersona:
+    """Answers the capability suite's chat items (suite "capability") with each item's reference reply for the
+    turn it is at: an item offering tools gets its reference calls as native calls."""
+
+    name = "oracle"
+
+    def __init__(self):
+        from sandbox.chatwork.capability import CapabilityItems  # task data only where it is used
+
+        self._items = [(self._key(u.item.prompts[0]), u.item) for u in CapabilityItems().units]
+
+    @staticmethod
+    def _key(prompt: str) -> str:
+        # a long-context item is known by its words before the document, which is built for each endpoint
+        return " ".join(prompt.split("{document}")[0].split())
+
+    def respond(self, conv: Conversation) -> Reply:
+        first = " ".join(conv.first_user_text.split())
+        item = next((i for key, i in self._items if first.startswith(key) and (i.context or first == key)), None)
+        if item is None:
+            return Reply("No capability item matches this prompt (scripted).", note="no item matches the prompt")
+        turn = conv.assistant_turns
+        refs = item.reference if isinstance(item.reference, list) else [item.reference]
+        text = refs[min(turn, len(refs) - 1)]
+        if item.tools:
+            doc = json.loads(text)
+            calls = tuple(ToolCall(f"call_{i}", c["name"], c.get("arguments") or {})
+                          for i, c in enumerate(doc.get("calls") or []))
+            return Reply(None if calls else doc.get("content") or "", calls, note=f"{item.id}: the reference calls")
+        return Reply(text, note=f"{item.id}: the reference, turn {turn + 1}")
+
+
+class JudgePersona:
+    """A judge for tests (sandbox/chatwork/judge.py): it answers each criterion of a vote by a fixed rule on the
+    criterion's length and the vote's number, yes when (length + vote) % 4 is 0 or 1, so votes differ and the
+    median of three is yes exactly when the length % 4 is 2 or 3 (a test computes it by hand)."""
+
+    name = "judge"
+
+    def respond(self, conv: Conversation) -> Reply:
+        text = conv.texts("user")[-1] if conv.texts("user") else ""
+        vote = re.search(r"This is vote (\d+) of", text)
+        section = text.split("THE CRITERIA:", 1)[-1].split("Reply with exactly", 1)[0]
+        lines = re.findall(r"^C(\d+): (.*)$", section, re.M)
+        if not vote or not lines:
+            return Reply("This is not a judging request (scripted judge).", note="not a judging request")
+        v = int(vote.group(1))
+        said = [f"C{k}: {'yes' if (len(c.strip()) + v) % 4 in (0, 1) else 'no'}" for k, c in lines]
+        return Reply("\n".join(said), note=f"judge vote {v}: {len(lines)} criteria")
+
+
 class BreakdownPersona:
     """Answers the breakdown jobs (suite "breakdown") in all three ways: oracle right everywhere, noisy wrong on a
     fixed share of the items (sandbox/chatwork/breakdown_oracle.py)."""
@@ -430,9 +482,13 @@ def make_persona(name: str, suite="kbench", replay_path: str | Path | None = Non
         return BreakdownPersona(name)
     if suite == "trials" and name in ("oracle", "null"):
         return TrialPersona(name)
+    if suite == "capability" and name == "oracle":
+        return CapabilityPersona()
     if name == "noisy":
         raise ValueError("persona 'noisy' answers the text jobs or the breakdown jobs: give suite 'textjobs' or "
                          "'breakdown'")
+    if name == "judge":
+        return JudgePersona()
     if name == "oracle":
         return OraclePersona(suite)
     if name == "null":

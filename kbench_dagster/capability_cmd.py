@@ -1,0 +1,189 @@
+"""`kbench capability list|audit|run|score`: the capability suite (task_defs/capability). `audit` is its design
+contract (sandbox/chatwork/capability_audit.py) item by item, plus `kbench validate` of the agent categories' task
+fixtures; `run` asks the chat items through the one run loop (the agent categories run as the suite
+`capability_agent` with `kbench --suite capability_agent run`); `score` is klbench's scoring over what is stored."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from kbench_dagster import service
+from kbench_dagster.progress import Progress
+from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.terminal import say, visible
+from kbench_dagster.textjobs_cmd import add_language_options, chat_run_spec
+from sandbox.servers.probe import reported_context
+from task_defs.capability.loader import ROOT, fingerprint, load_categories
+from task_defs.capability.models import AGENT, CATEGORIES
+from task_defs.capability.scoring import score_model
+
+CHAT_ROWS = """
+SELECT item, category, tier, seed, score, outcome, refusal, duration_s, model
+FROM capability_results WHERE model = ? AND suite_fingerprint = ?"""
+# the agent categories' attempts: graded by their hidden tests, a pass is full marks
+AGENT_ROWS = """
+SELECT g.task AS item, g.seed, CASE WHEN g.outcome = 'pass' THEN 1.0 ELSE 0.0 END AS score, g.outcome,
+       a.duration_s, g.model
+FROM gradings g JOIN attempts a USING (run_id, condition, task, seed)
+WHERE g.model = ? AND list_contains(?, g.task)"""
+
+
+def cmd_list(args) -> int:
+    cats = load_categories(args.root)
+    for doc, path in cats:
+        entries = [(i.id, i.tier, i.grader.kind) for i in doc.items] + \
+            [(fx.task_id, "hard" if "hard" in fx.tags else "normal", "agent task") for fx in doc.tasks]
+        print(f"{doc.category} ({path.name}): {len(entries)}")
+        for eid, tier, kind in entries:
+            print(f"  {eid:40} {tier:7} {kind}")
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from sandbox.chatwork.capability_audit import audit_suite
+    from sandbox.tasks.validation import validate_tasks
+    from task_defs import load_suite
+    from task_defs.loader import CAPABILITY_AGENT
+
+    cats = load_categories(args.root)
+    with tempfile.TemporaryDirectory(prefix="kbench-capability-audit-") as d:
+        audits, shape = audit_suite(cats, Path(d), workers=args.workers)
+        bad = [a for a in audits if a.problems]
+        for a in sorted(bad, key=lambda a: (a.category, a.id)):
+            for p in a.problems:
+                print(f"FAIL {a.category:18} {a.id:36} {visible(p)}")
+        agent_bad = []
+        if args.root is None and any(doc.category in AGENT for doc, _ in cats):
+            suite = load_suite(CAPABILITY_AGENT)
+            for v in validate_tasks(list(suite.tasks), Path(d) / "agent", workers=args.workers):
+                if v.status != "ok":
+                    agent_bad.append(v.task_id)
+                    print(f"FAIL {'agent task':18} {v.task_id:36} {visible(v.reason)}")
+    counts = {c: 0 for c in CATEGORIES}
+    for doc, _ in cats:
+        counts[doc.category] += len(doc.items) + len(doc.tasks)
+    print(" ".join(f"{c}={n}" for c, n in counts.items()), file=sys.stderr)
+    for p in shape:
+        print(f"FAIL suite: {p}")
+    total = sum(counts.values())
+    print(f"capability audit: {total} items in {len(cats)} files, {len(bad) + len(agent_bad)} with problems, "
+          f"{len(shape)} suite problems", file=sys.stderr)
+    return 1 if bad or agent_bad or (shape and not args.items_only) else 0
+
+
+def _judge(args):
+    if not args.judge_endpoint:
+        return None
+    from sandbox.chatwork.judge import Judge
+
+    if not args.judge_model:
+        raise ValueError("--judge-endpoint needs --judge-model (the judge's model id)")
+    return Judge(args.judge_endpoint, args.judge_model, api_key=service.cli_api_key())
+
+
+def cmd_run(args) -> int:
+    from sandbox.chatwork.capability import CapabilityItems
+
+    url = args.url or service.DEFAULT_URL
+    tokens = args.context_tokens or reported_context(url, service.cli_api_key())
+    kind = CapabilityItems(context_tokens=tokens, judge=_judge(args))
+    units = kind.select(args.only, args.limit)
+    spec, kind, slots = chat_run_spec(args, kind, units, "capability", args.seeds)
+    total = len(spec.tasks) * len(spec.conds) * args.seeds
+    print(f"capability {spec.run_id}: {len(units)} chat items x {args.seeds} runs = {total} attempts, model "
+          f"{spec.model} at {spec.url}; long-context documents for {tokens or 'the default'} tokens of context; "
+          f"judge: {kind.judge.model if kind.judge else 'none (judged items stay pending)'}; the agent categories "
+          "run as `kbench --suite capability_agent run`", file=sys.stderr)
+    done_before = service.already_done(spec)
+    bar = Progress(total - done_before, "capability")
+    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=lambda r: bar.step(
+        r["outcome"] == "pass"), say=say)
+    doc = score_document(ResultsStore(args.db), spec.model, args.latency_budget)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print_scores(doc)
+    print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}; {args.out} written; "
+          f"{done.stored.get('capability_results', 0)} rows in {args.db} (capability_results)", file=sys.stderr)
+    return 0
+
+
+def score_document(store: ResultsStore, model: str, latency_budget_s: float | None = None) -> dict:
+    """klbench's figures for one model from every stored row of the current suite: the chat items' replies and
+    the agent categories' gradings."""
+    cats = load_categories()
+    agent_cat = {fx.task_id: (doc.category, "hard" if "hard" in fx.tags else "normal")
+                 for doc, _ in cats for fx in doc.tasks}
+    cols, rows = store.query(CHAT_ROWS, [model, fingerprint()])
+    found = [dict(zip(cols, r)) for r in rows]
+    cols, rows = store.query(AGENT_ROWS, [model, sorted(agent_cat)])
+    for r in rows:
+        rec = dict(zip(cols, r))
+        found.append({**rec, "category": agent_cat[rec["item"]][0], "tier": agent_cat[rec["item"]][1],
+                      "refusal": False})
+    return {"model": model, "suite_fingerprint": fingerprint(), "latency_budget_s": latency_budget_s,
+            **score_model(found, latency_budget_s)}
+
+
+def print_scores(doc: dict) -> None:
+    def pct(x):
+        return "n/a" if x is None else f"{100 * x:.1f}%"
+
+    ci = doc.get("composite_ci")
+    print(f"{doc['model']}: composite {pct(doc['composite'])}"
+          f"{f' (95% {pct(ci[0])}-{pct(ci[1])})' if ci else ''}, usability {pct(doc['usability'])}, completion "
+          f"{pct(doc['completion'])}, refusals {doc['refusals']}, timeouts {doc['timeouts']}, minimum detectable gap "
+          f"{pct(doc['min_detectable_gap'])}; normal {pct(doc['tiers']['normal'])}, hard {pct(doc['tiers']['hard'])}")
+    for cat, f in doc["categories"].items():
+        refused = f"  refusals {f['refusals']}" if f["refusals"] else ""
+        print(f"  {cat:18} {f['items']:3} items  {pct(f['mean']):>7}  weight {doc['weights'][cat]:.4f}{refused}")
+    if doc["not_graded"]:
+        print(f"  not graded ({len(doc['not_graded'])}): {', '.join(doc['not_graded'][:8])}"
+              f"{' ...' if len(doc['not_graded']) > 8 else ''}")
+
+
+def cmd_score(args) -> int:
+    doc = score_document(ResultsStore(args.db), args.model, args.latency_budget)
+    if args.out:
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print_scores(doc)
+    return 0
+
+
+def add_capability_parser(sub) -> None:
+    s = sub.add_parser("capability", help="the capability suite: list, audit (the design contract), run, score")
+    cs = s.add_subparsers(dest="capability_cmd", required=True)
+    p = cs.add_parser("list", help="the categories and their items")
+    p.add_argument("--root", help=f"a folder of category files (default {ROOT})")
+    p.set_defaults(func=cmd_list)
+    p = cs.add_parser("audit", help="the design contract for every item; the agent tasks validated")
+    p.add_argument("--root", help="a folder of category files (default: the bundled suite)")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--items-only", action="store_true",
+                   help="check the items and leave the suite's shape (counts per category, share of hard) aside")
+    p.set_defaults(func=cmd_audit)
+    p = cs.add_parser("run", help="the chat items through the one run loop (3 runs each by default); figures to "
+                                  "OUT.json")
+    add_language_options(p, 300.0, "item")
+    p.add_argument("--seeds", type=int, default=3, help="runs of each item (default 3; the median is recorded)")
+    p.add_argument("--run-id", help="default capability-MODEL: the same command resumes that run")
+    p.add_argument("--context-tokens", type=int,
+                   help="the context window the long-context documents are sized to (default: the server's own, "
+                        "from /props, else 8192)")
+    _scoring_options(p)
+    p.set_defaults(func=cmd_run)
+    p = cs.add_parser("score", help="klbench's figures for one model from the store (chat items and agent tasks)")
+    p.add_argument("--model", required=True)
+    p.add_argument("--db", default=str(DEFAULT_DB))
+    p.add_argument("--out", help="also write the figures as JSON")
+    p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")
+    p.set_defaults(func=cmd_score)
+
+
+def _scoring_options(p) -> None:
+    p.add_argument("--judge-endpoint", metavar="URL", help="an OpenAI-compatible server that judges the reasoning, "
+                                                           "writing and research rubrics")
+    p.add_argument("--judge-model", help="the judge's model id")
+    p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")

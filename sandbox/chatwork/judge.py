@@ -1,0 +1,141 @@
+"""The judge for the capability items that cannot be executed (reasoning, writing, research, and only those):
+any OpenAI-compatible endpoint, per-criterion yes/no rubrics, VOTES votes with the criteria shuffled per vote
+(the order is seeded by the item and the vote, so a regrade asks the same questions), the per-criterion median
+(the majority of the votes), and every vote recorded with the judge's model and fingerprint.
+
+A judge that cannot be reached or whose reply names no criterion is not the model's failing: the item stays
+`pending` (not graded, never 0 or 1) and a regrade asks again.
+
+Calibration: where a file of human labels exists for the judge (JSON lines {"judge": true|false, "human":
+true|false}, one per criterion verdict), its sensitivity and specificity give the Rogan-Gladen correction of the
+share of criteria met, reported beside the raw share (task_defs/capability/scoring.py rogan_gladen).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from pathlib import Path
+
+import openai
+
+from task_defs.capability.checks import CheckResult
+from task_defs.capability.models import Item, JudgeGrader
+
+VOTES = 3
+PROMPT = """You are grading one reply against a rubric. Answer each criterion with yes or no only, judging the
+reply alone (not what it might have meant). This is vote {vote} of {votes}.
+
+THE TASK THE REPLY ANSWERS:
+{task}
+
+THE REPLY:
+<<<
+{reply}
+>>>
+
+THE CRITERIA:
+{criteria}
+
+Reply with exactly one line per criterion, in this form and nothing else:
+{form}"""
+LINE = re.compile(r"^\s*C(\d+)\s*[:=-]\s*(yes|no)\b", re.I | re.M)
+
+
+class JudgeFailed(Exception):
+    """The judge could not give a verdict (unreachable, or a reply that names no criterion)."""
+
+
+def judge_fingerprint(model: str, votes: int = VOTES) -> str:
+    """Changes with the judge's model, its prompt or its number of votes: a verdict is read under one judge."""
+    return hashlib.sha256(f"{model}\0{votes}\0{PROMPT}".encode()).hexdigest()[:16]
+
+
+def vote_order(item_id: str, vote: int, n: int) -> list[int]:
+    """The criteria's order in one vote (indices into the rubric), the same every time for this item and vote."""
+    order = list(range(n))
+    random.Random(f"{item_id}/{vote}").shuffle(order)
+    return order
+
+
+def judge_prompt(item: Item, replies: list[str], vote: int, votes: int = VOTES) -> tuple[str, list[int]]:
+    g = item.grader
+    assert isinstance(g, JudgeGrader)
+    order = vote_order(item.id, vote, len(g.criteria))
+    task = "\n\n".join(f"(turn {i + 1}) {p}" for i, p in enumerate(item.prompts)) if len(item.prompts) > 1 \
+        else item.prompts[0]
+    criteria = "\n".join(f"C{k + 1}: {g.criteria[i]}" for k, i in enumerate(order))
+    form = "\n".join(f"C{k + 1}: yes|no" for k in range(len(order)))
+    return PROMPT.format(vote=vote, votes=votes, task=task, reply=replies[-1], criteria=criteria, form=form), order
+
+
+def parse_vote(text: str, order: list[int]) -> dict[int, bool]:
+    """Rubric index -> yes, from a vote's reply; a criterion the reply does not answer is a no. Raises JudgeFailed
+    when it answers none."""
+    said = {int(m.group(1)): m.group(2).lower() == "yes" for m in LINE.finditer(text)}
+    if not any(1 <= k <= len(order) for k in said):
+        raise JudgeFailed(f"the judge's reply names no criterion: {text[:120]!r}")
+    return {order[k - 1]: said.get(k, False) for k in range(1, len(order) + 1)}
+
+
+def majority(votes: list[dict[int, bool]], n: int) -> list[bool]:
+    """The per-criterion median of yes/no votes: yes when more than half said yes."""
+    return [sum(v[i] for v in votes) * 2 > len(votes) for i in range(n)]
+
+
+class Judge:
+    def __init__(self, url: str, model: str, api_key: str | None = None, votes: int = VOTES,
+                 timeout_s: float = 120.0):
+        self.url, self.model, self.votes, self.timeout_s = url, model, votes, timeout_s
+        self.fingerprint = judge_fingerprint(model, votes)
+        self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=1)
+
+    def ask(self, prompt: str, vote: int) -> str:
+        try:
+            r = self._client.chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": prompt}], temperature=0, seed=vote,
+                max_tokens=400, timeout=self.timeout_s)
+        except openai.OpenAIError as exc:
+            raise JudgeFailed(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+        return (r.choices[0].message.content or "") if r.choices else ""
+
+    def grade(self, item: Item, replies: list[str]) -> tuple[list[CheckResult], dict]:
+        """The rubric's checks (the median of the votes) and the record of every vote. Raises JudgeFailed."""
+        g = item.grader
+        assert isinstance(g, JudgeGrader)
+        votes, record = [], []
+        for vote in range(1, self.votes + 1):
+            prompt, order = judge_prompt(item, replies, vote, self.votes)
+            text = self.ask(prompt, vote)
+            said = parse_vote(text, order)
+            votes.append(said)
+            record.append({"vote": vote, "order": order, "yes": [i for i in range(len(order)) if said[i]],
+                           "reply": text[:2000]})
+        met = majority(votes, len(g.criteria))
+        checks = [CheckResult(f"criterion_{i + 1}", 1.0, ok, "" if ok else g.criteria[i][:80])
+                  for i, ok in enumerate(met)]
+        return checks, {"model": self.model, "url": self.url, "fingerprint": self.fingerprint, "votes": record,
+                        "median": met}
+
+
+def calibration(path: Path) -> tuple[float, float, int]:
+    """(sensitivity, specificity, labels) of a judge from its human-labelled file."""
+    tp = fn = tn = fp = 0
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            judge, human = bool(rec["judge"]), bool(rec["human"])
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"{path}: line {n}: a label is {{\"judge\": true|false, \"human\": true|false}}") \
+                from None
+        tp += judge and human
+        fn += (not judge) and human
+        tn += (not judge) and (not human)
+        fp += judge and (not human)
+    if not (tp + fn) or not (tn + fp):
+        raise ValueError(f"{path}: needs labels where the human said yes and where the human said no")
+    return tp / (tp + fn), tn / (tn + fp), tp + fn + tn + fp

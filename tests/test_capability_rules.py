@@ -1,0 +1,168 @@
+"""The capability suite's rules, item by item: the loader names the file and the field; the in-process graders
+score what they say; the design contract catches an unfailable check, a reference that fails, an answer in the
+prompt and a diagnosis without its fix; the judge takes three shuffled votes and their per-criterion median,
+recording each; klbench's scoring (median of runs, the equal mean of category means, usability, refusals,
+Rogan-Gladen) against values computed by hand."""
+
+import pytest
+import yaml
+
+from sandbox.chatwork.capability import CapabilityItems, is_refusal
+from sandbox.chatwork.capability_audit import audit_item
+from sandbox.chatwork.judge import Judge, majority, vote_order
+from sandbox.servers.scripted import ScriptedServer
+from task_defs.canary import CANARY
+from task_defs.capability.checks import grade_text, score_of
+from task_defs.capability.loader import load_categories
+from task_defs.capability.models import Item
+from task_defs.capability.scoring import rogan_gladen, score_model
+from task_defs.errors import TaskFileError
+
+FIELDS = {"id": "basic_totals", "prompt": "Add the prices 4 and 5 and the count. Reply with lines SUM: and COUNT:.",
+          "reference": "SUM: 9\nCOUNT: 2\nUNIT: euro", "wrong": ["SUM: 8\nCOUNT: 3\nUNIT: cents"],
+          "grader": {"kind": "fields", "checks": [
+              {"name": "sum", "field": "SUM", "op": "number", "value": 9},
+              {"name": "count", "field": "COUNT", "op": "number", "value": 2},
+              {"name": "unit", "field": "UNIT", "value": "euro"}]}}
+CODE = {"id": "coding_double", "tier": "hard", "prompt": "Write double(x) returning twice x, in a ```python block.",
+        "reference": "```python\ndef double(x):\n    return 2 * x\n```", "wrong": ["def double(x):\n    return x\n"],
+        "grader": {"kind": "kbtest", "answer_file": "answer.py", "extract": "python", "test": (
+            "import kbtest as kb\n\nd = kb.func(kb.load('answer.py'), 'double')\n\n\n@kb.case\ndef two():\n"
+            "    kb.eq(d(2), 4)\n\n\n@kb.case\ndef zero():\n    kb.eq(d(0), 0)\n\n\n@kb.case\ndef negative():\n"
+            "    kb.eq(d(-3), -6)\n")}}
+
+
+def write(root, category, entries, key="items"):
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{category}.yaml"
+    path.write_text(f"# {CANARY}\n" + yaml.safe_dump({"category": category, key: entries}, sort_keys=False))
+    return path
+
+
+def test_a_broken_file_is_named_with_its_item_and_field(tmp_path):
+    bad = dict(FIELDS, grader={"kind": "fields", "checks": [{"name": "sum", "op": "number", "value": 9}]})
+    write(tmp_path, "basic", [bad])
+    with pytest.raises(TaskFileError, match=r"basic\.yaml.*basic_totals\.grader\.fields\.checks\.0\.field"):
+        load_categories(tmp_path)
+    (tmp_path / "basic.yaml").write_text(yaml.safe_dump({"category": "basic", "items": [FIELDS]}))
+    with pytest.raises(TaskFileError, match="canary"):
+        load_categories(tmp_path)
+    write(tmp_path, "basic", [dict(FIELDS, grader={"kind": "judge", "criteria": ["one criterion"] * 3})])
+    with pytest.raises(TaskFileError, match="only reasoning, writing, research may be judged"):
+        load_categories(tmp_path)
+    write(tmp_path, "basic", [FIELDS])
+    write(tmp_path, "agentic", [FIELDS])
+    with pytest.raises(TaskFileError, match="agentic.yaml.*worked by the agent"):
+        load_categories(tmp_path)
+
+
+def test_the_in_process_graders_score_what_the_reply_says():
+    item = Item.model_validate(FIELDS)
+    assert score_of(grade_text(item.grader, "**SUM:** 9.0\ncount: 2\nUnit: Euro.")) == 1.0
+    assert [c.passed for c in grade_text(item.grader, "SUM: 9\nCOUNT: 2")] == [True, True, False]
+    structured = Item.model_validate({
+        "id": "so_person", "prompt": "p", "reference": "{}", "grader": {
+            "kind": "structured", "schema": {"type": "object", "required": ["age"],
+                                             "properties": {"age": {"type": "integer"}}},
+            "checks": [{"name": "age", "path": "/age", "op": "number", "value": 41},
+                       {"name": "tags", "path": "/tags", "op": "length", "value": 2}]}})
+    got = grade_text(structured.grader, 'Here:\n```json\n{"age": 41, "tags": ["a", "b"]}\n```')
+    assert [(c.name, c.passed) for c in got] == [("schema", True), ("age", True), ("tags", True)]
+    got = grade_text(structured.grader, '{"age": "41"}')
+    assert [c.passed for c in got] == [False, False, False]
+    rules = Item.model_validate({"id": "instruction_x", "prompt": "p", "reference": "r", "grader": {
+        "kind": "constraints", "checks": [
+            {"name": "short", "rule": "words_between", "min": 3, "max": 6},
+            {"name": "lower", "rule": "lowercase"}, {"name": "no_commas", "rule": "no_char", "text": ","},
+            {"name": "two_bullets", "rule": "bullets", "min": 2, "max": 2},
+            {"name": "ends", "rule": "ends_with", "text": "done"}]}})
+    assert [c.passed for c in grade_text(rules.grader, "- a b\n- c done")] == [True, True, True, True, True]
+    assert [c.passed for c in grade_text(rules.grader, "- A, b\n- c d e f g")] == [False, False, False, True, False]
+    assert is_refusal("I am not able to do that.") and not is_refusal("SUM: 9\nCOUNT: 2")
+
+
+def test_the_contract_catches_each_kind_of_broken_item(tmp_path):
+    assert audit_item("basic", Item.model_validate(FIELDS), tmp_path / "a").problems == []
+    assert audit_item("coding", Item.model_validate(CODE), tmp_path / "b").problems == []
+    # the empty reply passes a not_contains rule: only a wrong reply that breaks it makes it failable
+    unfailable = {"id": "instruction_polite", "prompt": "Write one short line to a colleague.",
+                  "reference": "see you at nine", "wrong": ["see you, at nine"], "grader": {
+                      "kind": "constraints", "checks": [
+                          {"name": "short", "rule": "words_between", "min": 2, "max": 6},
+                          {"name": "no_commas", "rule": "no_char", "text": ","},
+                          {"name": "no_apology", "rule": "not_contains", "text": "sorry"}]}}
+    problems = audit_item("instruction", Item.model_validate(unfailable), tmp_path / "c").problems
+    assert problems == ["no empty or wrong reply fails no_apology: every check must be failable"], problems
+    unfailable["wrong"].append("sorry, late")
+    assert audit_item("instruction", Item.model_validate(unfailable), tmp_path / "c2").problems == []
+    bad_ref = dict(FIELDS, reference="SUM: 10\nCOUNT: 2\nUNIT: euro")
+    assert any("reference fails sum" in p for p in audit_item("basic", Item.model_validate(bad_ref),
+                                                                tmp_path / "d").problems)
+    leak = dict(FIELDS, id="basic_leak", prompt="The total is 19. Reply SUM: COUNT: UNIT:",
+                grader={"kind": "fields", "checks": [{"name": "sum", "field": "SUM", "op": "number", "value": 19},
+                                                     *FIELDS["grader"]["checks"][1:]]},
+                reference="SUM: 19\nCOUNT: 2\nUNIT: euro")
+    assert any("19" in p and "prompt" in p for p in audit_item("basic", Item.model_validate(leak),
+                                                                tmp_path / "e").problems)
+    no_fix = dict(CODE, id="debugging_double")
+    problems = audit_item("debugging", Item.model_validate(no_fix), tmp_path / "f").problems
+    assert any("untouched" in p for p in problems)
+    fixed_already = dict(no_fix, untouched=CODE["reference"])
+    assert any("untouched code earns full marks" in p
+               for p in audit_item("debugging", Item.model_validate(fixed_already), tmp_path / "g").problems)
+
+
+JUDGED = {"id": "writing_note", "prompt": "Write a short thank-you note to the night shift.",
+          "reference": "Thank you all for the careful work overnight.",
+          "grader": {"kind": "judge", "criteria": ["It thanks the night shift.",  # 26 chars: 26 % 4 = 2 -> yes
+                                                   "It stays under fifty words.",  # 27: 3 -> yes
+                                                   "It names one concrete task done.",  # 32: 0 -> no
+                                                   "It avoids any form of sarcasm."]}}  # 30: 2 -> yes
+
+
+def test_the_judge_votes_three_times_shuffled_and_takes_the_per_criterion_median():
+    item = Item.model_validate(JUDGED)
+    orders = [vote_order(item.id, v, 4) for v in (1, 2, 3)]
+    assert len({tuple(o) for o in orders}) > 1  # the criteria are shuffled per vote
+    with ScriptedServer(persona="judge", port=0) as srv:
+        checks, record = Judge(srv.url, "judge-model").grade(item, [item.reference])
+    assert [c.passed for c in checks] == [True, True, False, True]
+    assert record["model"] == "judge-model" and len(record["fingerprint"]) == 16 and len(record["votes"]) == 3
+    # vote by vote, by the persona's rule ((length + vote) % 4 in (0, 1)): criterion 1 (26 chars) no, yes, yes
+    assert [0 in v["yes"] for v in record["votes"]] == [False, True, True]
+    assert [v["order"] for v in record["votes"]] == orders
+    assert majority([{0: True}, {0: False}, {0: False}], 1) == [False]
+
+
+def test_without_a_judge_a_judged_item_is_pending_never_scored(tmp_path):
+    write(tmp_path, "writing", [JUDGED])
+    kind = CapabilityItems(root=tmp_path)
+    [unit] = kind.units
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "replies.json").write_text('{"replies": ["Thanks, night shift."]}')
+    v = kind.grade(unit, work, tmp_path / "out.txt", None, None)
+    assert v.outcome == "pending" and "no judge" in v.detail
+
+
+def rows(model, item, category, tier, scores, outcome="pass", refusal=False):
+    return [{"model": model, "item": item, "category": category, "tier": tier, "seed": i + 1, "score": s,
+             "outcome": outcome if s is not None else "pending", "refusal": refusal, "duration_s": 1.0}
+            for i, s in enumerate(scores)]
+
+
+def test_scoring_follows_klbench_by_hand():
+    data = (rows("m", "a1", "basic", "normal", [1.0, 0.5, 1.0])  # median 1.0
+            + rows("m", "a2", "basic", "hard", [0.0, 0.0, 0.5])  # median 0.0
+            + rows("m", "b1", "coding", "normal", [0.5, 0.5, 0.5])  # 0.5
+            + rows("m", "b2", "coding", "normal", [0.0, 0.0, 0.0], refusal=True)  # a refusal
+            + rows("m", "c1", "writing", "normal", [None, None, None]))  # no judge: not graded
+    doc = score_model(data)
+    # categories: basic (1.0 + 0.0) / 2 = 0.5; coding 0.5 (the refusal left out); writing absent
+    assert doc["composite"] == 0.5 and doc["weights"] == {"basic": 0.5, "coding": 0.5}
+    # usability over items, the refusal as 0: (1 + 0 + 0.5 + 0) / 4
+    assert doc["usability"] == 0.375 and doc["refusals"] == 1 and doc["not_graded"] == ["c1"]
+    assert doc["tiers"] == {"normal": 0.75, "hard": 0.0}  # normal: basic 1.0, coding 0.5
+    assert round(rogan_gladen(0.6, 0.9, 0.8), 4) == 0.5714
+    with pytest.raises(ValueError, match="no better than chance"):
+        rogan_gladen(0.5, 0.5, 0.5)
