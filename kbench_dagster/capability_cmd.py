@@ -152,6 +152,21 @@ def cmd_score(args) -> int:
     return 0
 
 
+def cmd_regrade(args) -> int:
+    """Grade a capability run's pending items (asked while no judge was given, or while the judge was down) and any
+    graded under another version of the suite; every vote lands in the record and the store."""
+    from sandbox.chatwork.capability import CapabilityItems
+    from sandbox.isolation.bwrap import IsolationConfig
+
+    kind = CapabilityItems(judge=_judge(args))
+    out = service.regrade_and_store(Path(args.runs), args.run_id, kind, ResultsStore(args.db), IsolationConfig(),
+                                    Path(args.work) if args.work else None)
+    s = out.summary
+    print(f"{args.run_id}: regraded {len(s.regraded)}, current {s.current}, not scored {s.unscored}; "
+          f"{out.stored.get('capability_results', 0)} rows in {args.db} (capability_results)")
+    return 0
+
+
 def add_capability_parser(sub) -> None:
     s = sub.add_parser("capability", help="the capability suite: list, audit (the design contract), run, score")
     cs = s.add_subparsers(dest="capability_cmd", required=True)
@@ -174,6 +189,13 @@ def add_capability_parser(sub) -> None:
                         "from /props, else 8192)")
     _scoring_options(p)
     p.set_defaults(func=cmd_run)
+    p = cs.add_parser("regrade", help="grade a run's pending (judged) items, with a judge, and stale ones")
+    p.add_argument("--run-id", required=True)
+    p.add_argument("--runs", default="runs")
+    p.add_argument("--work", help="work folder root (default ~/kbench-work)")
+    p.add_argument("--db", default=str(DEFAULT_DB))
+    _scoring_options(p)
+    p.set_defaults(func=cmd_regrade)
     p = cs.add_parser("score", help="klbench's figures for one model from the store (chat items and agent tasks)")
     p.add_argument("--model", required=True)
     p.add_argument("--db", default=str(DEFAULT_DB))

@@ -5,6 +5,7 @@ import os
 import dagster as dg
 
 from assets.boards import aggregates, boards
+from assets.capability import capability_contract_holds, capability_results, capability_scores, capability_suite
 from assets.kernels import kernel_gradings, kernel_runs, kernel_tasks
 from assets.language import breakdown_answers, textjob_replies
 from assets.results import results
@@ -27,11 +28,13 @@ RESOURCES = {
 
 defs = dg.Definitions(
     assets=[task_suites, agent_runs, gradings, results, aggregates, boards, kernel_tasks, kernel_runs,
-            kernel_gradings, textjob_replies, breakdown_answers, trial_suite, trial_results, trial_stats],
-    asset_checks=[hidden_tests_are_proven, trials_pass_the_gate],
+            kernel_gradings, textjob_replies, breakdown_answers, trial_suite, trial_results, trial_stats,
+            capability_suite, capability_results, capability_scores],
+    asset_checks=[hidden_tests_are_proven, trials_pass_the_gate, capability_contract_holds],
     jobs=[benchmark_job],
     sensors=[new_model_release_sensor, dg.AutomationConditionSensorDefinition(
-        "results_automation", target=dg.AssetSelection.assets(results, aggregates, boards, trial_stats),
+        "results_automation",
+        target=dg.AssetSelection.assets(results, aggregates, boards, trial_stats, capability_scores),
         default_status=dg.DefaultSensorStatus.RUNNING)],
     resources=RESOURCES,
 )

@@ -64,6 +64,10 @@ class AgentSettings(dg.ConfigurableResource):
     trials_limit: int = 0  # the first K trials of each family; 0 = all
     trials_response_format: str = "auto"  # the answer channel: auto | json_schema | json_object | text
     trials_cache: bool = True  # answer a request asked before from the reply cache under runs_root
+    capability_only: str = ""  # capability chat categories, comma-separated; empty = every one
+    capability_limit: int = 0  # the first K items of each category; 0 = all
+    capability_judge_url: str = ""  # the judge's OpenAI-compatible endpoint; empty = judged items stay pending
+    capability_judge_model: str = ""
     pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
     keep_work: bool = False
     # the agent session's watchdog limits, as `kbench run` takes them

@@ -57,7 +57,7 @@ def test_definitions_load_with_every_piece():
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
     assert keys == {"task_suites", "agent_runs", "gradings", "results", "aggregates", "boards", "kernel_tasks",
                     "kernel_runs", "kernel_gradings", "textjob_replies", "breakdown_answers", "trial_suite",
-                    "trial_results", "trial_stats"}
+                    "trial_results", "trial_stats", "capability_suite", "capability_results", "capability_scores"}
     assert defs.resolve_job_def("benchmark").partitions_def is not None
     assert defs.resolve_sensor_def("new_model_release_sensor")
 

@@ -1,0 +1,90 @@
+"""The capability suite in the pipeline: the suite (its design contract a blocking check before any run), the chat
+items asked of each model@endpoint x cell (as `kbench capability run` asks them), and klbench's figures per model.
+The agent categories run as the suite `capability_agent` through agent_runs, like any task suite. Thin calls of
+what the CLI uses."""
+
+import tempfile
+from pathlib import Path
+
+import dagster as dg
+
+from assets.language import run_cell
+from assets.runs import registered_model
+from kbench_dagster.capability_cmd import score_document
+from kbench_dagster.partitions import keys_of, run_partitions
+from kbench_dagster.pools import MODEL_SERVER_POOL
+from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
+from sandbox.chatwork.capability import CapabilityItems
+from sandbox.chatwork.capability_audit import audit_suite
+from sandbox.chatwork.judge import Judge
+from sandbox.engine.spec import API_AGENT
+from sandbox.servers.probe import reported_context
+from task_defs.capability.loader import fingerprint, load_categories
+
+
+@dg.asset(group_name="suites")
+def capability_suite() -> dg.MaterializeResult:
+    """The capability suite: klbench's 18 categories, items per category and tier, fingerprinted with its graders."""
+    cats = load_categories()
+    lines = ["| category | items | hard | graded by |", "|---|---|---|---|"]
+    for doc, _ in cats:
+        kinds = sorted({i.grader.kind for i in doc.items}) or ["agent task"]
+        hard = sum(i.tier == "hard" for i in doc.items) + sum("hard" in fx.tags for fx in doc.tasks)
+        lines.append(f"| {doc.category} | {len(doc.items) + len(doc.tasks)} | {hard} | {', '.join(kinds)} |")
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(fingerprint()),
+        metadata={"items": sum(len(d.items) + len(d.tasks) for d, _ in cats), "categories": len(cats),
+                  "suite_fingerprint": fingerprint(), "preview": dg.MetadataValue.md("\n".join(lines))})
+
+
+@dg.asset_check(asset=capability_suite, blocking=True)
+def capability_contract_holds() -> dg.AssetCheckResult:
+    """Every item: three failable checks, a reference earning them all, no answer in its prompt, a diagnosis proved
+    by its fix; the suite: four items a category at least, 140 in all, about a third hard."""
+    with tempfile.TemporaryDirectory(prefix="kbench-capability-") as d:
+        audits, shape = audit_suite(load_categories(), Path(d))
+    problems = [f"{a.category}/{a.id}: {p}" for a in audits for p in a.problems] + shape
+    return dg.AssetCheckResult(
+        passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
+        metadata={"items": len(audits), "problems": len(problems),
+                  "details": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems[:50]) or "none")})
+
+
+@dg.asset(partitions_def=run_partitions, pool=MODEL_SERVER_POOL, group_name="language", deps=[capability_suite])
+def capability_results(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
+                       sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
+    """Every capability chat item asked of one model@endpoint in one cell, graded (judged items by the judge when
+    one is configured, else pending), a row each."""
+    model_key, _cell = keys_of(context)
+    endpoint = endpoints.get(registered_model(results_db.store(), model_key)[1])
+    judge = Judge(agent.capability_judge_url, agent.capability_judge_model) \
+        if agent.capability_judge_url and agent.capability_judge_model else None
+    kind = CapabilityItems(context_tokens=reported_context(endpoint.url, endpoint.api_key), judge=judge)
+    units = kind.select(agent.capability_only or None, agent.capability_limit or None)
+    store, key, done, model_id, endpoint_name = run_cell(context, kind, units, API_AGENT, endpoints, agent,
+                                                         sandbox, results_db)
+    _, rows = store.query("SELECT category, count(*), avg(score), sum((outcome = 'pending')::INT) FROM "
+                          "capability_results WHERE partition_key = ? GROUP BY category ORDER BY category", [key])
+    table = ["| category | items | mean score | not graded |", "|---|---|---|---|"] + [
+        f"| {c} | {n} | {'–' if m is None else f'{m:.3f}'} | {p} |" for c, n, m, p in rows]
+    return dg.MaterializeResult(metadata={
+        "model": model_id, "endpoint": endpoint_name, "run_id": done.spec.run_id, "rows": sum(r[1] for r in rows),
+        "ran_now": done.summary["ran"], "judge": judge.model if judge else "none",
+        "context_tokens": kind.context_tokens or 0, "per_category": dg.MetadataValue.md("\n".join(table))})
+
+
+@dg.asset(deps=[capability_results], group_name="results", automation_condition=dg.AutomationCondition.eager())
+def capability_scores(results_db: ResultsDB) -> dg.Output:
+    """Per model: the composite (equal mean of category means) with its clustered interval and minimum detectable
+    gap, usability, completion, refusals, tiers, per category."""
+    store = results_db.store()
+    _, models = store.query("SELECT DISTINCT model FROM capability_results ORDER BY model")
+    out = {m: score_document(store, m) for (m,) in models}
+    lines = ["| model | composite | 95% | usability | refusals | not graded |", "|---|---|---|---|---|---|"]
+    for m, d in out.items():
+        ci, composite, usability = d["composite_ci"], d["composite"], d["usability"]
+        lines.append(f"| {m} | {'–' if composite is None else f'{composite:.3f}'} | "
+                     f"{f'{ci[0]:.3f}-{ci[1]:.3f}' if ci else '–'} | "
+                     f"{'–' if usability is None else f'{usability:.3f}'} | {d['refusals']} | "
+                     f"{len(d['not_graded'])} |")
+    return dg.Output(out, metadata={"models": len(out), "table": dg.MetadataValue.md("\n".join(lines))})
