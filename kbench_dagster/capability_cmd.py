@@ -20,15 +20,18 @@ from task_defs.capability.loader import ROOT, fingerprint, load_categories
 from task_defs.capability.models import AGENT, CATEGORIES
 from task_defs.capability.scoring import score_model
 
+# one model on one endpoint (NULL: any) under the current suite
 CHAT_ROWS = """
 SELECT item, category, tier, seed, score, outcome, refusal, duration_s, model
-FROM capability_results WHERE model = ? AND suite_fingerprint = ?"""
-# the agent categories' attempts: graded by their hidden tests, a pass is full marks
+FROM capability_results
+WHERE model = ? AND suite_fingerprint = ? AND (CAST(? AS VARCHAR) IS NULL OR endpoint = ?)"""
+# the agent categories' attempts: graded by their hidden tests, a pass is full marks; one harness (NULL: any)
 AGENT_ROWS = """
 SELECT g.task AS item, g.seed, CASE WHEN g.outcome = 'pass' THEN 1.0 ELSE 0.0 END AS score, g.outcome,
        a.duration_s, g.model
 FROM gradings g JOIN attempts a USING (run_id, condition, task, seed)
-WHERE g.model = ? AND list_contains(?, g.task)"""
+WHERE g.model = ? AND list_contains(?, g.task) AND (CAST(? AS VARCHAR) IS NULL OR a.endpoint = ?)
+  AND (CAST(? AS VARCHAR) IS NULL OR a.agent = ?)"""
 
 
 def cmd_list(args) -> int:
@@ -110,20 +113,23 @@ def cmd_run(args) -> int:
     return 0
 
 
-def score_document(store: ResultsStore, model: str, latency_budget_s: float | None = None) -> dict:
+def score_document(store: ResultsStore, model: str, latency_budget_s: float | None = None,
+                   endpoint: str | None = None, agent: str | None = None) -> dict:
     """klbench's figures for one model from every stored row of the current suite: the chat items' replies and
-    the agent categories' gradings."""
+    the agent categories' gradings, on one endpoint and with one harness when they are given (else all of them
+    together: each run an item had counts)."""
     cats = load_categories()
     agent_cat = {fx.task_id: (doc.category, "hard" if "hard" in fx.tags else "normal")
                  for doc, _ in cats for fx in doc.tasks}
-    cols, rows = store.query(CHAT_ROWS, [model, fingerprint()])
+    cols, rows = store.query(CHAT_ROWS, [model, fingerprint(), endpoint, endpoint])
     found = [dict(zip(cols, r)) for r in rows]
-    cols, rows = store.query(AGENT_ROWS, [model, sorted(agent_cat)])
+    cols, rows = store.query(AGENT_ROWS, [model, sorted(agent_cat), endpoint, endpoint, agent, agent])
     for r in rows:
         rec = dict(zip(cols, r))
         found.append({**rec, "category": agent_cat[rec["item"]][0], "tier": agent_cat[rec["item"]][1],
                       "refusal": False})
-    return {"model": model, "suite_fingerprint": fingerprint(), "latency_budget_s": latency_budget_s,
+    return {"model": model, "endpoint": endpoint, "agent": agent, "suite_fingerprint": fingerprint(),
+            "latency_budget_s": latency_budget_s,
             **score_model(found, latency_budget_s)}
 
 
@@ -145,7 +151,7 @@ def print_scores(doc: dict) -> None:
 
 
 def cmd_score(args) -> int:
-    doc = score_document(ResultsStore(args.db), args.model, args.latency_budget)
+    doc = score_document(ResultsStore(args.db), args.model, args.latency_budget, args.endpoint, args.agent)
     if args.out:
         Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print_scores(doc)
@@ -200,6 +206,8 @@ def add_capability_parser(sub) -> None:
     p.add_argument("--model", required=True)
     p.add_argument("--db", default=str(DEFAULT_DB))
     p.add_argument("--out", help="also write the figures as JSON")
+    p.add_argument("--endpoint", help="only the rows of this endpoint (default: every endpoint the model ran on)")
+    p.add_argument("--agent", help="only the agent tasks run by this harness (pi or builtin; default: both)")
     p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")
     p.set_defaults(func=cmd_score)
 

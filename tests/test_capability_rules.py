@@ -25,7 +25,8 @@ FIELDS = {"id": "basic_totals", "prompt": "Add the prices 4 and 5 and the count.
               {"name": "count", "field": "COUNT", "op": "number", "value": 2},
               {"name": "unit", "field": "UNIT", "value": "euro"}]}}
 CODE = {"id": "coding_double", "tier": "hard", "prompt": "Write double(x) returning twice x, in a ```python block.",
-        "reference": "```python\ndef double(x):\n    return 2 * x\n```", "wrong": ["def double(x):\n    return x\n"],
+        "reference": "```python\ndef double(x):\n    return 2 * x\n```",
+        "wrong": ["def double(x):\n    return x\n", "def double(x):\n    return 2 * x or None\n"],
         "grader": {"kind": "kbtest", "answer_file": "answer.py", "extract": "python", "test": (
             "import kbtest as kb\n\nd = kb.func(kb.load('answer.py'), 'double')\n\n\n@kb.case\ndef two():\n"
             "    kb.eq(d(2), 4)\n\n\n@kb.case\ndef zero():\n    kb.eq(d(0), 0)\n\n\n@kb.case\ndef negative():\n"
@@ -84,7 +85,7 @@ def test_the_in_process_graders_score_what_the_reply_says():
 def test_the_contract_catches_each_kind_of_broken_item(tmp_path):
     assert audit_item("basic", Item.model_validate(FIELDS), tmp_path / "a").problems == []
     assert audit_item("coding", Item.model_validate(CODE), tmp_path / "b").problems == []
-    # the empty reply passes a not_contains rule: only a wrong reply that breaks it makes it failable
+    # a check counts as failable only when a plausible wrong reply fails it (the empty reply fails most for free)
     unfailable = {"id": "instruction_polite", "prompt": "Write one short line to a colleague.",
                   "reference": "see you at nine", "wrong": ["see you, at nine"], "grader": {
                       "kind": "constraints", "checks": [
@@ -92,8 +93,9 @@ def test_the_contract_catches_each_kind_of_broken_item(tmp_path):
                           {"name": "no_commas", "rule": "no_char", "text": ","},
                           {"name": "no_apology", "rule": "not_contains", "text": "sorry"}]}}
     problems = audit_item("instruction", Item.model_validate(unfailable), tmp_path / "c").problems
-    assert problems == ["no empty or wrong reply fails no_apology: every check must be failable"], problems
-    unfailable["wrong"].append("sorry, late")
+    assert problems == ["no wrong reply fails short, no_apology: every check must be failed by a plausible wrong "
+                        "reply"], problems
+    unfailable["wrong"].append("sorry I am running a little late today")
     assert audit_item("instruction", Item.model_validate(unfailable), tmp_path / "c2").problems == []
     bad_ref = dict(FIELDS, reference="SUM: 10\nCOUNT: 2\nUNIT: euro")
     assert any("reference fails sum" in p for p in audit_item("basic", Item.model_validate(bad_ref),

@@ -28,7 +28,8 @@ def page(title: str, body: str, depth: int = 0, script: str = "") -> str:
     nav = (f'<a href="{up}index.html">Leaderboard</a><a href="{up}compare.html">Compare</a>'
            f'<a href="{up}tasks.html">Tasks</a><a href="{up}speed.html">Speed</a><a href="{up}kernels.html">Kernels</a>'
            f'<a href="{up}textjobs.html">Text jobs</a><a href="{up}breakdown.html">Breakdown</a>'
-           f'<a href="{up}trials.html">Trials</a>')
+           f'<a href="{up}trials.html">Trials</a><a href="{up}thinks.html">Thinks</a>'
+           f'<a href="{up}ships.html">Ships</a>')
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{esc(title)}</title>"
             f"<style>{CSS}</style>{'<script>' + script + '</script>' if script else ''}</head>"
             f"<body><header><strong>kbench</strong> &nbsp; {nav}</header><main><h1>{esc(title)}</h1>\n{body}\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting import board_data, pairwise, stats
 from kbench_dagster.reporting.board_attempt import run_href, run_page
+from kbench_dagster.reporting.board_capability import capability_pages
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.board_kernels import kernel_pages
 from kbench_dagster.reporting.board_language import breakdown_pages, textjob_pages
@@ -346,7 +347,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     run/<run>/<cond>/<task>/s<seed>.html (one attempt's conversation, hidden test output and final files), and
     kernels.html with kernels/<model>.html (the kernel grader's statuses, gate and speed per task and device),
     textjobs.html and breakdown.html with their model pages (board_language.py), trials.html with its
-    strike and evidence pages (board_trials.py). CSS
+    strike and evidence pages (board_trials.py), thinks.html (the capability composite) and ships.html
+    (agent work that ships) (board_capability.py). CSS
     and JS are inline and plots are inline SVG, so the site needs no external network. Every number links to the
     page that lists the runs behind it.
     """
@@ -390,6 +392,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     textjob_pages(store, out)
     breakdown_pages(store, out)
     trial_pages(store, out)
+    capability_pages(store, out)
     (out / "aggregates.json").write_text(json.dumps(_plain(agg), default=str))
     return out / "index.html"
 

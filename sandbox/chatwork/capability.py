@@ -155,7 +155,7 @@ class CapabilityItems:
         elif isinstance(g, KbtestGrader):
             checks = run_kbtest(unit.item, final, workdir / "graded", output_path, cfg, log_path)
         else:
-            checks = grade_text(g, final)
+            checks = grade_text(g, final, raw=bool(unit.item.tools))
         score = 0.0 if refusal else score_of(checks)
         passed = score == 1.0
         failed = [c for c in checks if not c.passed]

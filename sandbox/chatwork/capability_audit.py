@@ -1,13 +1,14 @@
 """The capability suite's design contract, checked for every item (CI runs it in `make test`):
 
-- at least three checks, each of which can fail: every check fails on the empty reply or on one of the item's
-  `wrong` replies (a check nothing fails measures nothing);
+- at least three checks, each of which can fail: every check fails on one of the item's plausible `wrong` replies
+  (a check nothing fails measures nothing, and the empty reply fails most checks for free);
 - the reference reply earns every check (judge items: their rubric has at least three criteria; a judge grades them);
 - the `untouched` code or config (the state the prompt starts from) does not earn full marks, and debugging items
   have one: a diagnosis is proved by its fix;
 - a diagnosis is never graded by keyword presence: debugging items are graded by running the fix (kbtest) or by a
   structured answer checked field by field (fields, structured), never by constraints;
 - the answer is not in the prompt: neither the reference reply nor a number it must state appears there;
+- no constraint regex nests repeats (it would backtrack exponentially over a crafted reply);
 - the agent categories' task fixtures validate like any task (untouched fails, the reference passes) and have at
   least three checks;
 - the suite's shape: at least 4 items in each of the 18 categories, at least 140 in all, about a third hard.
@@ -28,6 +29,9 @@ from task_defs.capability.models import CATEGORIES, FieldCheck, Item, JudgeGrade
 from task_defs.fixtures.models import CommandCheck, Fixture
 
 MIN_PER_CATEGORY, MIN_ITEMS = 4, 140
+# a group holding + or * and itself repeated: Python's re backtracks through it exponentially on a reply that
+# almost matches, and a constraint runs over whatever the model wrote
+NESTED = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
 HARD_SHARE = (0.25, 0.45)
 
 
@@ -45,7 +49,7 @@ def _scores(item: Item, replies: list[str], work: Path, cfg: IsolationConfig | N
         if isinstance(item.grader, KbtestGrader):
             checks = run_kbtest(item, reply, work / f"r{i}", work / f"r{i}.txt", cfg, None)
         else:
-            checks = grade_text(item.grader, reply)
+            checks = grade_text(item.grader, reply, raw=bool(item.tools))
         out.append({c.name: c.passed for c in checks})
     return out
 
@@ -70,6 +74,11 @@ def audit_item(category: str, item: Item, work: Path, cfg: IsolationConfig | Non
     for n in _numbers(item):
         if re.search(rf"(?<![\d.]){re.escape(n.removesuffix('.0'))}(?![\d])", prompt):
             a.problems.append(f"the number {n} the answer must state appears in the prompt")
+    for c in getattr(item.grader, "checks", []):
+        pattern = getattr(c, "text", None) if getattr(c, "rule", "") in ("regex", "not_regex") else None
+        if pattern and NESTED.search(pattern):
+            a.problems.append(f"{c.name}: a repeated group holding a repeat ({pattern[:40]!r}) can take exponential "
+                              "time on a crafted reply: rewrite it")
     if category == "debugging":
         if item.grader.kind not in ("kbtest", "fields", "structured"):
             a.problems.append("a diagnosis is graded by its fix or a structured answer, never by keywords")
@@ -82,10 +91,13 @@ def audit_item(category: str, item: Item, work: Path, cfg: IsolationConfig | Non
     missed = [n for n, ok in ref_pass.items() if not ok]
     if missed:
         a.problems.append(f"the reference fails {', '.join(missed)}")
-    failing = others[: 1 + len(item.wrong)]
+    # the empty reply fails most checks for free (no field, no code to run): a check counts as failable only when
+    # one of the item's plausible wrong replies fails it
+    failing = others[1: 1 + len(item.wrong)]
     never = [n for n, _w in names if all(s.get(n, False) for s in failing)]
     if never:
-        a.problems.append(f"no empty or wrong reply fails {', '.join(never)}: every check must be failable")
+        a.problems.append(f"no wrong reply fails {', '.join(never)}: every check must be failed by a plausible "
+                          "wrong reply")
     if item.untouched is not None and all(others[-1].get(n, False) for n, _w in names):
         a.problems.append("the untouched code earns full marks")
     return a

@@ -58,7 +58,8 @@ def _norm(text) -> str:
 
 
 def _number(text) -> float | None:
-    m = re.search(r"-?\d[\d,_]*(?:\.\d+)?(?:[eE]-?\d+)?", str(text))
+    # a minus sign may come typeset (U+2212) or as a dash: either makes the number negative
+    m = re.search(r"-?\d[\d,_]*(?:\.\d+)?(?:[eE]-?\d+)?", str(text).replace("\u2212", "-").replace("\u2013", "-"))
     if not m:
         return None
     try:
@@ -89,8 +90,9 @@ def _field_check(c: FieldCheck, fields: dict[str, str]) -> CheckResult:
         ok = n is not None and math.isclose(n, float(c.value), rel_tol=0, abs_tol=c.tolerance)
     elif c.op == "one_of":
         ok = _norm(got) in {_norm(v) for v in c.value}
-    else:
-        ok = sorted(_norm(x) for x in got.split(",") if x.strip()) == sorted(_norm(x) for x in c.value)
+    else:  # a set: its items in any order, each with any brackets around it ("[A], [C]" is A and C)
+        ok = sorted(_norm(x.strip(" []()")) for x in got.split(",") if x.strip(" []()")) == \
+            sorted(_norm(x) for x in c.value)
     return CheckResult(c.name, c.weight, ok, "" if ok else f"{c.field}: {got[:80]!r}")
 
 
@@ -156,8 +158,10 @@ def _value_check(c: ValueCheck, doc) -> CheckResult:
     return CheckResult(c.name, c.weight, ok, "" if ok else f"{c.path}: {json.dumps(got, default=str)[:80]}")
 
 
-def grade_structured(g: StructuredGrader, reply: str) -> list[CheckResult]:
-    text = fenced(reply, g.format)
+def grade_structured(g: StructuredGrader, reply: str, raw: bool = False) -> list[CheckResult]:
+    """`raw`: the reply is the document itself (a tool_use reply is our own JSON of the calls, whose words may hold
+    a fenced block of the model's)."""
+    text = reply.strip() if raw else fenced(reply, g.format)
     try:
         doc = parse(g.format, text)
     except ValueError as exc:
@@ -204,8 +208,10 @@ def _constraint(c: Constraint, reply: str) -> CheckResult:
         ok, note = bool(text) and not bad, f"holds {''.join(bad)!r}" if bad else "empty"
     elif c.rule == "starts_with":
         ok, note = low.startswith(c.text.casefold()), f"starts {text[:30]!r}"
-    else:
+    elif c.text.strip(".!? "):  # words: a closing full stop or mark on either side does not matter
         ok, note = low.rstrip(".!? ").endswith(c.text.casefold().rstrip(".!? ")), f"ends {text[-30:]!r}"
+    else:  # the ending asked for is itself the punctuation
+        ok, note = low.endswith(c.text.strip()), f"ends {text[-30:]!r}"
     return CheckResult(c.name, c.weight, ok, "" if ok else note)
 
 
@@ -213,12 +219,12 @@ def grade_constraints(g: ConstraintsGrader, reply: str) -> list[CheckResult]:
     return [_constraint(c, reply) for c in g.checks]
 
 
-def grade_text(grader, reply: str) -> list[CheckResult]:
+def grade_text(grader, reply: str, raw: bool = False) -> list[CheckResult]:
     """The in-process graders; kbtest and judge are graded elsewhere."""
     if isinstance(grader, FieldsGrader):
         return grade_fields(grader, reply)
     if isinstance(grader, StructuredGrader):
-        return grade_structured(grader, reply)
+        return grade_structured(grader, reply, raw)
     if isinstance(grader, ConstraintsGrader):
         return grade_constraints(grader, reply)
     raise TypeError(f"{type(grader).__name__} is not graded in-process")

@@ -10,9 +10,10 @@ gradings), per model:
 - usability: the equal mean over items, timeouts and refusals as 0;
 - completion: the share of runs that finished inside the latency budget (all that did not time out when no budget);
 - tiers: the composite of the normal items and of the hard ones;
-- a 95% category-clustered bootstrap interval for the composite (categories resampled with replacement), and the
-  minimum detectable gap: the smallest difference between two models' composites the suite resolves at 80% power
-  (two-sided 5%): (1.96 + 0.84) x sqrt(2) x the composite's standard error from the same bootstrap;
+- a 95% bootstrap interval for the composite clustered by category (the items resampled within each category,
+  the categories fixed and weighing the same), and the minimum detectable gap: the smallest difference between
+  two models' composites the suite resolves at 80% power (two-sided 5%): (1.96 + 0.84) x sqrt(2) x the
+  composite's standard error from the same bootstrap;
 - difficulty from every model's stored results: an item every model scores 0.95 or more on is saturated.
 """
 
@@ -62,12 +63,24 @@ def composite_of(items: dict[str, dict], categories: tuple[str, ...] | None = No
 
 
 def _bootstrap(items: dict[str, dict], seed: int = 7) -> tuple[list[float] | None, float | None]:
-    cats = sorted({v["category"] for v in items.values() if v["median"] is not None})
-    if len(cats) < 2:
+    """The composite's 95% interval and standard error, resampling the items within each category (categories are
+    fixed and weigh the same: what varies between two runs of the suite is which items, and how each went)."""
+    by_cat: dict[str, list[dict]] = defaultdict(list)
+    for v in items.values():
+        if v["median"] is not None:
+            by_cat[v["category"]].append(v)
+    if sum(len(vs) for vs in by_cat.values()) < 2:
         return None, None
-    means = [composite_of({k: v for k, v in items.items() if v["category"] == c}) for c in cats]
     rng = random.Random(seed)
-    draws = sorted(sum(rng.choice(means) for _ in cats) / len(cats) for _ in range(BOOTSTRAP))
+    draws = []
+    for _ in range(BOOTSTRAP):
+        means = []
+        for vs in by_cat.values():
+            picked = [rng.choice(vs) for _ in vs]
+            answered = [v["median"] for v in picked if not v["refusal"]]
+            means.append(sum(answered) / len(answered) if answered else 0.0)
+        draws.append(sum(means) / len(means))
+    draws.sort()
     lo, hi = draws[int(0.025 * BOOTSTRAP)], draws[int(0.975 * BOOTSTRAP) - 1]
     return [round(lo, 4), round(hi, 4)], statistics.pstdev(draws)
 
@@ -81,7 +94,8 @@ def score_model(rows: list[dict], latency_budget_s: float | None = None) -> dict
     runs = sum(v["runs"] for v in graded.values())
     ci, se = _bootstrap(graded)
     per_cat = {}
-    for cat in CATEGORIES:
+    present = {v["category"] for v in graded.values()}
+    for cat in [c for c in CATEGORIES if c in present] + sorted(present - set(CATEGORIES)):
         vs = [v for v in graded.values() if v["category"] == cat]
         if vs:
             answered = [v["median"] for v in vs if not v["refusal"]]
@@ -96,7 +110,7 @@ def score_model(rows: list[dict], latency_budget_s: float | None = None) -> dict
             "refusals": sum(v["refusal"] for v in graded.values()),
             "timeouts": sum(v["timeouts"] for v in graded.values()),
             "tiers": {t: None if c is None else round(c, 4) for t, c in tiers.items()},
-            "categories": per_cat, "weights": {c: round(1 / len(per_cat), 4) for c in per_cat} if per_cat else {}}
+            "categories": per_cat, "weights": {c: round(1 / len(per_cat), 6) for c in per_cat} if per_cat else {}}
 
 
 def saturated_items(rows: list[dict]) -> list[str]:
