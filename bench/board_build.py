@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting import board_data
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
@@ -76,7 +77,7 @@ def main() -> None:
     target = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     tmp = Path(tempfile.mkdtemp(prefix="kbench-board-bench-"))
     try:
-        store = ResultsStore(tmp / "bench.duckdb")
+        store = open_store(tmp / "bench.duckdb")
         t = time.perf_counter()
         n = generate(store, target)
         gen = time.perf_counter() - t

@@ -15,8 +15,8 @@ import dagster as dg
 
 from assets.runs import agent_runs, gradings
 from assets.suites import task_suites
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
-from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer
 
 TASKS = sys.argv[1] if len(sys.argv) > 1 else "programming,repair"
@@ -38,7 +38,7 @@ def main() -> None:
                "sandbox": SandboxSettings(), "results_db": ResultsDB(path=str(tmp / "dg.duckdb"))}
         instance = dg.DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("model", [srv.model_id])
-        ResultsStore(tmp / "dg.duckdb").remember_model(srv.model_id, srv.model_id, "scripted")
+        open_store(tmp / "dg.duckdb").remember_model(srv.model_id, srv.model_id, "scripted")
         t = time.perf_counter()
         out = dg.materialize([task_suites, agent_runs, gradings], selection=[agent_runs, gradings], resources=res,
                              instance=instance,

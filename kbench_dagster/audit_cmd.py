@@ -7,9 +7,10 @@ import os
 import time
 from pathlib import Path
 
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import difficulty
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import DEFAULT_DB
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.tasks.suite_audit import audit_suite
@@ -28,7 +29,7 @@ def _suite_folder(name: str) -> Path:
 
 def cmd_audit(args) -> int:
     if args.results:
-        _, rows = ResultsStore(args.db).query(difficulty.PASS_RATES_SQL)
+        _, rows = open_store(args.db).query(difficulty.PASS_RATES_SQL)
         for line in difficulty.report_lines(difficulty.by_task(rows)):
             print(line)
         return 0

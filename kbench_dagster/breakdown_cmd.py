@@ -16,9 +16,9 @@ from pathlib import Path
 
 from kbench_dagster import service
 from kbench_dagster.endpoints_cmd import endpoint_settings
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
-from kbench_dagster.store import ResultsStore
 from kbench_dagster.terminal import say
 from kbench_dagster.textjobs_cmd import add_language_options, model_of_server
 from sandbox.chatwork.breakdown import KINDS, WAYS
@@ -47,7 +47,7 @@ def cmd_breakdown(args) -> int:
     if args.agent_runs < 0 or args.api_runs < 0 or args.agent_runs + args.api_runs == 0:
         raise ValueError("--agent-runs and --api-runs are counts of repetitions (0 leaves a way out, not both)")
     api_key = service.cli_api_key()
-    store = ResultsStore(args.db)
+    store = open_store(args.db)
     where = endpoint_settings(args, store)
     model = args.model or model_of_server(where["url"], api_key)
     jobs = _jobs(args.only, args.limit)

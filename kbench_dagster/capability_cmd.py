@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say, visible
@@ -102,9 +103,9 @@ def cmd_run(args) -> int:
           "run as `kbench --suite capability_agent run`", file=sys.stderr)
     done_before = service.already_done(spec)
     bar = Progress(total - done_before, "capability")
-    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=lambda r: bar.step(
+    done = service.run_and_store(spec, kind, open_store(args.db), on_result=lambda r: bar.step(
         r["outcome"] == "pass"), say=say)
-    doc = score_document(ResultsStore(args.db), spec.model, args.latency_budget)
+    doc = score_document(open_store(args.db), spec.model, args.latency_budget)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print_scores(doc)
@@ -151,7 +152,7 @@ def print_scores(doc: dict) -> None:
 
 
 def cmd_score(args) -> int:
-    doc = score_document(ResultsStore(args.db), args.model, args.latency_budget, args.endpoint, args.agent)
+    doc = score_document(open_store(args.db), args.model, args.latency_budget, args.endpoint, args.agent)
     if args.out:
         Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print_scores(doc)
@@ -165,7 +166,7 @@ def cmd_regrade(args) -> int:
     from sandbox.isolation.bwrap import IsolationConfig
 
     kind = CapabilityItems(judge=_judge(args))
-    out = service.regrade_and_store(Path(args.runs), args.run_id, kind, ResultsStore(args.db), IsolationConfig(),
+    out = service.regrade_and_store(Path(args.runs), args.run_id, kind, open_store(args.db), IsolationConfig(),
                                     Path(args.work) if args.work else None)
     s = out.summary
     print(f"{args.run_id}: regraded {len(s.regraded)}, current {s.current}, not scored {s.unscored}; "

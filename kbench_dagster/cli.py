@@ -21,11 +21,12 @@ from kbench_dagster.endpoints_cmd import add_endpoint_options, add_endpoints_par
 from kbench_dagster.estimate_cmd import add_estimate_parser
 from kbench_dagster.import_tasks_cmd import add_import_tasks_parser
 from kbench_dagster.importer import add_import_parser
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.registry_cmd import add_registry_parsers
 from kbench_dagster.reporting import commands, loaders, tables
 from kbench_dagster.selftest.cli import add_selftest_parser
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.swe_cmd import add_swe_parser
 from kbench_dagster.terminal import say, visible
 from kbench_dagster.textjobs_cmd import add_textjobs_parser
@@ -143,7 +144,7 @@ def run_settings(args) -> service.RunSettings:
         isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
         max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading,
         server_down_stop_s=args.server_wait, latency_budget_s=args.latency_budget,
-        **endpoint_settings(args, ResultsStore(args.db)))
+        **endpoint_settings(args, open_store(args.db)))
 
 
 def _endpoint_words(spec) -> str:
@@ -177,7 +178,7 @@ def cmd_run(args) -> int:
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
-    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show, say=say)
+    done = service.run_and_store(spec, kind, open_store(args.db), on_result=show, say=say)
     print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
           f"{done.summary['planned']}; records in {Path(args.runs) / spec.run_id}; "
           f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
@@ -186,7 +187,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_sql(args) -> int:
-    cols, rows = ResultsStore(args.db).query(args.query)
+    cols, rows = open_store(args.db).query(args.query)
     print(render_table(cols, rows))
     print(f"({len(rows)} rows)", file=sys.stderr)
     return 0

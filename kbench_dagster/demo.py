@@ -7,10 +7,11 @@ import time
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import loaders, tables
 from kbench_dagster.reporting.board_pages import build_board
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import DEFAULT_DB
 from sandbox.servers.llama import LocalModelServer
 from sandbox.servers.model_pack import ensure_model
 
@@ -18,7 +19,7 @@ from sandbox.servers.model_pack import ensure_model
 def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
              agents: tuple[str, ...] = ("pi", "builtin")) -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    store = ResultsStore(DEFAULT_DB)
+    store = open_store(DEFAULT_DB)
     print(f"demo: assembling the {pack} model if needed ...", file=sys.stderr, flush=True)
     ensure_model(pack)
     run_ids = []

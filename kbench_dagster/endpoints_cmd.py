@@ -13,6 +13,7 @@ import json
 import sys
 
 from kbench_dagster import service
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
@@ -61,7 +62,7 @@ def endpoint_settings(args, store: ResultsStore) -> dict:
 
 
 def cmd_endpoints(args) -> int:
-    store = ResultsStore(args.db)
+    store = open_store(args.db)
     if args.action == "add":
         if not args.name or not args.url:
             raise ValueError("kbench endpoints add NAME URL [--hardware TEXT] [--hardware-class CLASS] [--site TEXT]")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 import sys
 
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from task_defs.loader import load_suite, select
 
@@ -72,7 +73,7 @@ def cmd_estimate(args) -> int:
     where = args.endpoint or args.url
     if not where:
         raise ValueError("estimate: say which server the run will use: --endpoint NAME or --url URL")
-    doc = estimate(ResultsStore(args.db), args.model, where, tasks, conds, args.seeds)
+    doc = estimate(open_store(args.db), args.model, where, tasks, conds, args.seeds)
     if not doc["tasks"]:
         print(f"estimate: the store {args.db} holds no attempts to go on (none of {args.model} at {where}, none of "
               "these tiers); make a small run first", file=sys.stderr)

@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from kbench_dagster.ingest import cell_of, cells_of, collect_rows
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.export import validate_results
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 
@@ -123,7 +124,7 @@ def _runs_of_folder(path: Path) -> list[dict]:
 
 
 def cmd_import(args) -> int:
-    summary = import_path(ResultsStore(args.db), Path(args.path), args.site)
+    summary = import_path(open_store(args.db), Path(args.path), args.site)
     counts = ", ".join(f"{n} {t}" for t, n in sorted(summary.rows.items())) or "no rows"
     print(f"imported from {args.path} as site {summary.site}: {len(summary.runs)} run(s) "
           f"({', '.join(summary.runs)}); {counts} in {args.db}. Importing it again replaces these rows.")

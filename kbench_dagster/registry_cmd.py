@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.partitions import model_key
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import visible
 from sandbox.isolation.bwrap import IsolationConfig
 
@@ -20,7 +21,7 @@ def _configured_endpoints() -> dict[str, str]:
 
 
 def cmd_models(args) -> int:
-    store = ResultsStore(args.db)
+    store = open_store(args.db)
     if args.action == "list":
         rows = store.models()
         for m in rows:
@@ -50,7 +51,7 @@ def cmd_regrade(args) -> int:
     run_ids = args.run_ids or sorted(p.parent.name for p in runs.glob("*/manifest.json"))
     if not run_ids:
         raise ValueError(f"no runs in {runs} (give --runs, or RUNID ...)")
-    store = ResultsStore(args.db)
+    store = open_store(args.db)
     cfg = IsolationConfig(mode=args.isolation)
     work = Path(args.work) if args.work else None
     total = 0

@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.engine.slots import slot_capacity
@@ -83,7 +84,7 @@ class ResultsDB(dg.ConfigurableResource):
     board_dir: str = str(DEFAULT_DB.parent / "board")  # where the `boards` asset writes the static site
 
     def store(self) -> ResultsStore:
-        return ResultsStore(self.path)
+        return open_store(self.path)
 
 
 @dataclass(frozen=True)

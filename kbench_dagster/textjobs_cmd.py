@@ -15,9 +15,10 @@ from pathlib import Path
 
 from kbench_dagster import service
 from kbench_dagster.endpoints_cmd import add_endpoint_options, endpoint_settings
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.textjobs import textjobs_document, validate_textjobs
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import say, visible
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.engine.spec import API_AGENT, server_slots_of
@@ -38,7 +39,7 @@ def chat_run_spec(args, kind, units: list, prefix: str, seeds: int):
     """(spec, kind, slots) of a chat-only run as the language commands take it: the endpoint, the model (default:
     the server's first), run id PREFIX-MODEL unless --run-id, the server's slots asked once."""
     api_key = service.cli_api_key()
-    where = endpoint_settings(args, ResultsStore(args.db))
+    where = endpoint_settings(args, open_store(args.db))
     model = args.model or model_of_server(where["url"], api_key)
     run_id = args.run_id or f"{prefix}-" + re.sub(r"[^A-Za-z0-9._@-]+", "-", model)
     settings = service.settings_of(
@@ -72,7 +73,7 @@ def cmd_textjobs(args) -> int:
             print(f"infra    {r['task']:22} s{r['seed']}  {visible(r.get('infra_error') or '', layout=False)[:80]}",
                   file=sys.stderr, flush=True)
 
-    done = service.run_and_store(spec, kind, ResultsStore(args.db), on_result=show, say=say)
+    done = service.run_and_store(spec, kind, open_store(args.db), on_result=show, say=say)
     labels = {j.id: list(j.spec.labels or []) for j in kind.jobs}
     # this command's items and seeds only: the same run may hold more from an earlier, wider command
     doc = textjobs_document(Path(args.runs) / run_id, labels, {u.id for u in units}, set(range(1, args.seeds + 1)))

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from kbench_dagster import service
 from kbench_dagster.endpoints_cmd import add_endpoint_options
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.stats import wilson_p
-from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import say
 from kbench_dagster.textjobs_cmd import chat_run_spec
 from kbench_dagster.trials_bfcl_cmd import add_import_bfcl
@@ -67,7 +68,7 @@ def cmd_run(args) -> int:
     print(f"trials {run_id}: {len(units)} trials x {args.samples} samples = {total} requests, model {model} at "
           f"{spec.url}{'; continuing, ' + str(done_before) + ' done' if done_before else ''}", file=sys.stderr)
     bar = Progress(total - done_before, "trials")
-    done = service.run_and_store(spec, kind, ResultsStore(args.db),
+    done = service.run_and_store(spec, kind, open_store(args.db),
                                  on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
     doc = {"run_id": run_id, "model": model, "suite_fingerprint": kind.fingerprint, "rules": rules_fingerprint(),
            "response_policy": args.response_format, "response_format": kind.negotiation.mode,

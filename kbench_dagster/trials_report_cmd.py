@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.trial_stats import (
     compare_strikes,
     render_compare,
@@ -48,7 +49,7 @@ def strike_rows(store: ResultsStore, run_id: str) -> list[dict]:
 
 
 def _store(args) -> ResultsStore:
-    return ResultsStore(args.db)
+    return open_store(args.db)
 
 
 def cmd_stats(args) -> int:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from kbench_dagster.compare_runs_cmd import add_model_options, compare_models
+from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.compare import compare, render_compare
 from kbench_dagster.reporting.export import collect, export_rows, validate_results
 from kbench_dagster.reporting.loaders import load_manifest, load_results
@@ -34,13 +35,12 @@ def cmd_export(args) -> int:
         rows = [r for rid in args.run_ids for r in load_results(Path(args.runs), rid)]
     else:
         from kbench_dagster.reporting.board_data import load_rows
-        from kbench_dagster.store import ResultsStore
 
         path = Path(args.db or DEFAULT_DB)
         if not path.exists():
             raise ValueError(f"no results store at {path} (give --db, or RUNIDs with --runs)")
         where = "run_id IN (" + ", ".join("?" for _ in args.run_ids) + ")" if args.run_ids else ""
-        rows = load_rows(ResultsStore(path), where, list(args.run_ids))
+        rows = load_rows(open_store(path), where, list(args.run_ids))
     text = export_rows(rows, args.format)
     if args.out:
         Path(args.out).write_text(text)
@@ -79,12 +79,11 @@ def cmd_triage(args) -> int:
 def cmd_board(args) -> int:
     from kbench_dagster.reporting.board_pages import build_board
     from kbench_dagster.reporting.board_server import serve
-    from kbench_dagster.store import ResultsStore
 
     path = Path(args.db or DEFAULT_DB)
     if not path.exists():
         raise ValueError(f"no results store at {path}: run `kbench run` first, or give --db")
-    index = build_board(ResultsStore(path), Path(args.out))
+    index = build_board(open_store(path), Path(args.out))
     print(f"board written: {index}")
     if args.serve:
         serve(Path(args.out), port=args.port)
