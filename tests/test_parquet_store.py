@@ -5,6 +5,7 @@ it was; a reader sees whole partitions only."""
 
 import multiprocessing
 
+import duckdb
 import pytest
 
 from kbench_dagster.cli import main
@@ -41,8 +42,8 @@ def test_the_same_writes_give_the_same_rows(tmp_path):
         assert store.remember_model("m@e", "m", "e") and not store.remember_model("m@e", "m", "e")
         store.remember_model("n@e", "n", "e")
         assert store.forget_model("n@e")
-        results.append((store.query(ROWS)[1], store.query("SELECT task, outcome FROM gradings")[1], store.models(),
-                        store.query("SELECT count(*) FROM scored")[1]))
+        results.append((store.query(ROWS)[1], store.query("SELECT task, outcome FROM gradings")[1],
+                        store.models(), store.query("SELECT count(*) FROM scored")[1]))
     one, shared = results
     assert one[:2] == shared[:2] and [m["model_key"] for m in one[2]] == [m["model_key"] for m in shared[2]]
     assert one[0] == [("a", "r1", "t1", 1, "pass"), ("a", "r1", "t2", 1, "wrong")] and one[3] == shared[3]
@@ -52,9 +53,9 @@ def test_a_scripted_run_stores_the_same_rows_in_both(tmp_path):
     got = []
     for db in (tmp_path / "one.duckdb", tmp_path / "shared"):
         with ScriptedServer("oracle", suite="smoke", port=0) as srv:
-            assert main(["--suite", "smoke", "run", "same", "--model", srv.model_id, "--url", srv.url, "--agent", "builtin",
-                         "--runs", str(tmp_path / f"runs-{db.name}"), "--work",
-                         str(tmp_path / "work"), "--db", str(db)]) == 0
+            assert main(["--suite", "smoke", "run", "same", "--model", srv.model_id, "--url", srv.url, "--agent",
+                         "builtin", "--runs", str(tmp_path / f"runs-{db.name}"), "--work", str(tmp_path / "work"),
+                         "--db", str(db)]) == 0
         store = open_store(db)
         got.append([r[1:] for r in store.query(ROWS)[1]])
         assert store.query("SELECT count(*) FROM manifests")[1] == [(1,)]
@@ -64,7 +65,7 @@ def test_a_scripted_run_stores_the_same_rows_in_both(tmp_path):
 def test_a_write_that_fails_leaves_the_partition_as_it_was(tmp_path):
     store = open_store(tmp_path / "shared")
     store.replace_partition("a", {"attempts": [attempt("r1", "t1")]})
-    with pytest.raises(Exception):
+    with pytest.raises(duckdb.ConversionException):
         store.replace_partitions({"a": {"attempts": [attempt("r1", "t9")]},
                                   "b": {"attempts": [{**attempt("r2", "t1"), "seed": "not a number"}]}})
     assert store.query(ROWS)[1] == [("a", "r1", "t1", 1, "pass")]
