@@ -151,6 +151,33 @@ def print_scores(doc: dict) -> None:
               f"{' ...' if len(doc['not_graded']) > 8 else ''}")
 
 
+DIFFICULTY_ROWS = """
+SELECT item, category, tier, seed, score, outcome, refusal, duration_s, model
+FROM capability_results WHERE suite_fingerprint = ?"""
+
+
+def cmd_difficulty(args) -> int:
+    """Difficulty measured against every stored model, not asserted: per item the mean of the models' medians,
+    the items every model (two at least) scores 0.95 or more on flagged saturated, to harden or retire."""
+    from task_defs.capability.scoring import item_scores, saturated_items
+
+    cols, found = open_store(args.db).query(DIFFICULTY_ROWS, [fingerprint()])
+    rows = [dict(zip(cols, r)) for r in found]
+    per_model: dict[str, dict] = {}
+    for r in rows:
+        per_model.setdefault(r["model"], []).append(r)
+    medians = {m: item_scores(rs) for m, rs in per_model.items()}
+    items = sorted({i for m in medians.values() for i in m})
+    saturated = set(saturated_items(rows))
+    print(f"{len(per_model)} models, {len(items)} items; saturated (every model >= 0.95): {len(saturated)}")
+    for item in items:
+        got = [m[item]["median"] for m in medians.values() if item in m and m[item]["median"] is not None]
+        mean = sum(got) / len(got) if got else None
+        print(f"  {item:44} models {len(got):2}  mean {'n/a' if mean is None else f'{mean:.2f}'}"
+              f"{'  SATURATED' if item in saturated else ''}")
+    return 0
+
+
 def cmd_score(args) -> int:
     doc = score_document(open_store(args.db), args.model, args.latency_budget, args.endpoint, args.agent)
     if args.out:
@@ -211,6 +238,9 @@ def add_capability_parser(sub) -> None:
     p.add_argument("--agent", help="only the agent tasks run by this harness (pi or builtin; default: both)")
     p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")
     p.set_defaults(func=cmd_score)
+    p = cs.add_parser("difficulty", help="each item's mean score over every stored model; saturated items flagged")
+    p.add_argument("--db", default=str(DEFAULT_DB))
+    p.set_defaults(func=cmd_difficulty)
 
 
 def _scoring_options(p) -> None:

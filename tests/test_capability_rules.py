@@ -106,6 +106,10 @@ def test_the_contract_catches_each_kind_of_broken_item(tmp_path):
                 reference="SUM: 19\nCOUNT: 2\nUNIT: euro")
     assert any("19" in p and "prompt" in p for p in audit_item("basic", Item.model_validate(leak),
                                                                 tmp_path / "e").problems)
+    slow = {**unfailable, "grader": {"kind": "constraints", "checks": [
+        *unfailable["grader"]["checks"], {"name": "words", "rule": "regex", "text": r"^(\w+\s?)*$"}]}}
+    assert any("exponential" in p for p in audit_item("instruction", Item.model_validate(slow),
+                                                       tmp_path / "c3").problems)
     no_fix = dict(CODE, id="debugging_double")
     problems = audit_item("debugging", Item.model_validate(no_fix), tmp_path / "f").problems
     assert any("untouched" in p for p in problems)

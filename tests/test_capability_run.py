@@ -10,14 +10,12 @@ import pytest
 
 from kbench_dagster.capability_cmd import score_document
 from kbench_dagster.cli import main
+from kbench_dagster.reporting.board_capability import agent_categories, ships_rows
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.capability import CapabilityItems
-from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
-from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
-from task_defs.capability.models import CATEGORIES, JUDGED
+from task_defs.capability.models import CATEGORIES, JUDGED, SHIPS
 from task_defs.loader import CAPABILITY_AGENT
 
 
@@ -45,14 +43,13 @@ def capability_run(tmp_path, persona, run_id, db):
 
 
 def agent_run(tmp_path, persona, run_id, db):
+    """The agent categories through `kbench --suite capability_agent run`, into the same store."""
     suite = load_suite(CAPABILITY_AGENT)
-    results = []
     with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
-        spec = RunSpec(run_id=run_id, model=srv.model_id, conds=select_conditions("base"), tasks=list(suite.tasks),
-                       url=srv.url, agent="builtin", runs_root=tmp_path / "runs", work_root=tmp_path / "work",
-                       workers=2, timeout_s=120)
-        Runner(spec, suite, on_result=results.append).run()
-    return results
+        assert main(["--suite", CAPABILITY_AGENT, "run", run_id, "--model", srv.model_id, "--url", srv.url,
+                     "--agent", "builtin", "--conds", "base", "--workers", "2", "--runs", str(tmp_path / "runs"),
+                     "--work", str(tmp_path / "work"), "--db", str(db)]) == 0
+    return suite
 
 
 def test_the_oracle_earns_everything_and_null_nothing(tmp_path):
@@ -70,14 +67,21 @@ def test_the_oracle_earns_everything_and_null_nothing(tmp_path):
     doc = score_document(store, model)
     assert doc["composite"] == 1.0 and doc["usability"] == 1.0 and sorted(doc["not_graded"]) == sorted(pending)
 
-    agent = agent_run(tmp_path, "oracle", "cap-agent-oracle", db)
-    assert agent and all(r["outcome"] == "pass" for r in agent), [r for r in agent if r["outcome"] != "pass"]
+    suite = agent_run(tmp_path, "oracle", "cap-agent-oracle", db)
+    _, graded = store.query("SELECT task, outcome FROM gradings WHERE run_id = ?", ["cap-agent-oracle"])
+    assert len(graded) == len(suite.tasks) and all(o == "pass" for _, o in graded), graded
+    ships = ships_rows(store)
+    [row] = [r for r in ships["rows"] if r["model"] == model]
+    assert row["ships"] == 1.0 and set(row["counted"]) == {t for t, (c, _) in agent_categories().items()
+                                                           if c in SHIPS}
+    assert score_document(store, model)["composite"] == 1.0  # the agent categories count in Thinks too
 
     model = capability_run(tmp_path, "null", "cap-null", db)
     doc = score_document(store, model)
     assert doc["composite"] == 0.0 and doc["usability"] == 0.0 and doc["refusals"] == doc["graded"]
     out = json.loads((tmp_path / "cap-null.json").read_text())
     assert out["composite"] == 0.0
+    assert main(["capability", "difficulty", "--db", str(db)]) == 0
 
 
 def test_a_regrade_with_the_scripted_judge_records_three_votes_per_judged_item(tmp_path):

@@ -29,9 +29,11 @@ from task_defs.capability.models import CATEGORIES, FieldCheck, Item, JudgeGrade
 from task_defs.fixtures.models import CommandCheck, Fixture
 
 MIN_PER_CATEGORY, MIN_ITEMS = 4, 140
-# a group holding + or * and itself repeated: Python's re backtracks through it exponentially on a reply that
-# almost matches, and a constraint runs over whatever the model wrote
-NESTED = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,)")
+# A repeated group whose one required piece is itself repeated ((a+)+, (\w+\s?)*): Python's re backtracks through
+# it exponentially on a reply that almost matches, and a constraint runs over whatever the model wrote. A group
+# with two required pieces ((?:\S+[ \t]+){8,}) has one way to split a run and is fine. A lint, not a proof.
+GROUP = re.compile(r"\((?:\?:)?((?:[^()\\]|\\.)*)\)(?:[+*]|\{\d*,)")
+ATOM = re.compile(r"(\\.|\[(?:\\.|[^\]])*\]|[^\\\[|])([*+?]|\{\d*(?:,\d*)?\})?")
 HARD_SHARE = (0.25, 0.45)
 
 
@@ -40,6 +42,16 @@ class ItemAudit:
     id: str
     category: str
     problems: list[str] = field(default_factory=list)
+
+
+def nests_repeats(pattern: str) -> bool:
+    for m in GROUP.finditer(pattern):
+        atoms = ATOM.findall(m.group(1))
+        required = [q for _a, q in atoms if q in ("", "+") or re.fullmatch(r"\{[1-9]\d*(?:,\d*)?\}", q)]
+        repeated = [q for _a, q in atoms if q in ("*", "+") or re.fullmatch(r"\{\d*,\d*\}", q)]
+        if repeated and len(required) <= 1 and "|" not in m.group(1):
+            return True
+    return False
 
 
 def _scores(item: Item, replies: list[str], work: Path, cfg: IsolationConfig | None) -> list[dict[str, bool]]:
@@ -76,7 +88,7 @@ def audit_item(category: str, item: Item, work: Path, cfg: IsolationConfig | Non
             a.problems.append(f"the number {n} the answer must state appears in the prompt")
     for c in getattr(item.grader, "checks", []):
         pattern = getattr(c, "text", None) if getattr(c, "rule", "") in ("regex", "not_regex") else None
-        if pattern and NESTED.search(pattern):
+        if pattern and nests_repeats(pattern):
             a.problems.append(f"{c.name}: a repeated group holding a repeat ({pattern[:40]!r}) can take exponential "
                               "time on a crafted reply: rewrite it")
     if category == "debugging":
