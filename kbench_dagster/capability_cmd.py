@@ -23,7 +23,7 @@ from task_defs.capability.scoring import score_model
 
 # one model on one endpoint (NULL: any) under the current suite
 CHAT_ROWS = """
-SELECT item, category, tier, seed, score, outcome, refusal, duration_s, model
+SELECT item, category, tier, seed, score, outcome, refusal, duration_s, model, grader
 FROM capability_results
 WHERE model = ? AND suite_fingerprint = ? AND (CAST(? AS VARCHAR) IS NULL OR endpoint = ?)"""
 # the agent categories' attempts: graded by their hidden tests, a pass is full marks; one harness (NULL: any)
@@ -115,7 +115,7 @@ def cmd_run(args) -> int:
 
 
 def score_document(store: ResultsStore, model: str, latency_budget_s: float | None = None,
-                   endpoint: str | None = None, agent: str | None = None) -> dict:
+                   endpoint: str | None = None, agent: str | None = None, calibration: Path | None = None) -> dict:
     """klbench's figures for one model from every stored row of the current suite: the chat items' replies and
     the agent categories' gradings, on one endpoint and with one harness when they are given (else all of them
     together: each run an item had counts)."""
@@ -129,9 +129,25 @@ def score_document(store: ResultsStore, model: str, latency_budget_s: float | No
         rec = dict(zip(cols, r))
         found.append({**rec, "category": agent_cat[rec["item"]][0], "tier": agent_cat[rec["item"]][1],
                       "refusal": False})
-    return {"model": model, "endpoint": endpoint, "agent": agent, "suite_fingerprint": fingerprint(),
-            "latency_budget_s": latency_budget_s,
-            **score_model(found, latency_budget_s)}
+    doc = {"model": model, "endpoint": endpoint, "agent": agent, "suite_fingerprint": fingerprint(),
+           "latency_budget_s": latency_budget_s, **score_model(found, latency_budget_s)}
+    if calibration is not None:
+        doc["judged"] = judged_share(found, calibration)
+    return doc
+
+
+def judged_share(rows: list[dict], calibration: Path) -> dict:
+    """The judged items' share of criteria met as the judge said it (raw, each item's median over its runs) and
+    corrected by Rogan-Gladen with the judge's sensitivity and specificity from its human-labelled file."""
+    from sandbox.chatwork.judge import calibration as judge_calibration
+    from task_defs.capability.scoring import item_scores, rogan_gladen
+
+    sens, spec, labels = judge_calibration(calibration)
+    items = item_scores([r for r in rows if r.get("grader") == "judge"])
+    medians = [v["median"] for v in items.values() if v["median"] is not None and not v["refusal"]]
+    raw = sum(medians) / len(medians) if medians else None
+    return {"items": len(medians), "raw": raw, "corrected": None if raw is None else rogan_gladen(raw, sens, spec),
+            "sensitivity": sens, "specificity": spec, "labels": labels, "calibration": str(calibration)}
 
 
 def print_scores(doc: dict) -> None:
@@ -146,6 +162,11 @@ def print_scores(doc: dict) -> None:
     for cat, f in doc["categories"].items():
         refused = f"  refusals {f['refusals']}" if f["refusals"] else ""
         print(f"  {cat:18} {f['items']:3} items  {pct(f['mean']):>7}  weight {doc['weights'][cat]:.4f}{refused}")
+    judged = doc.get("judged")
+    if judged and judged["raw"] is not None:
+        print(f"  judged items {judged['items']}: raw {pct(judged['raw'])}, corrected {pct(judged['corrected'])} "
+              f"(Rogan-Gladen; judge sensitivity {judged['sensitivity']:.2f}, specificity "
+              f"{judged['specificity']:.2f} from {judged['labels']} human labels)")
     if doc["not_graded"]:
         print(f"  not graded ({len(doc['not_graded'])}): {', '.join(doc['not_graded'][:8])}"
               f"{' ...' if len(doc['not_graded']) > 8 else ''}")
@@ -179,7 +200,8 @@ def cmd_difficulty(args) -> int:
 
 
 def cmd_score(args) -> int:
-    doc = score_document(open_store(args.db), args.model, args.latency_budget, args.endpoint, args.agent)
+    doc = score_document(open_store(args.db), args.model, args.latency_budget, args.endpoint, args.agent,
+                         Path(args.judge_calibration) if args.judge_calibration else None)
     if args.out:
         Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print_scores(doc)
@@ -236,6 +258,9 @@ def add_capability_parser(sub) -> None:
     p.add_argument("--out", help="also write the figures as JSON")
     p.add_argument("--endpoint", help="only the rows of this endpoint (default: every endpoint the model ran on)")
     p.add_argument("--agent", help="only the agent tasks run by this harness (pi or builtin; default: both)")
+    p.add_argument("--judge-calibration", metavar="F.jsonl",
+                   help="human labels of the judge's verdicts ({\"judge\": bool, \"human\": bool} a line): the "
+                        "judged share is also given corrected by Rogan-Gladen, beside the raw one")
     p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")
     p.set_defaults(func=cmd_score)
     p = cs.add_parser("difficulty", help="each item's mean score over every stored model; saturated items flagged")

@@ -4,9 +4,12 @@ prompt and a diagnosis without its fix; the judge takes three shuffled votes and
 recording each; klbench's scoring (median of runs, the equal mean of category means, usability, refusals,
 Rogan-Gladen) against values computed by hand."""
 
+import json
+
 import pytest
 import yaml
 
+from kbench_dagster.capability_cmd import judged_share
 from sandbox.chatwork.capability import CapabilityItems, is_refusal
 from sandbox.chatwork.capability_audit import audit_item
 from sandbox.chatwork.judge import Judge, majority, vote_order
@@ -15,7 +18,7 @@ from task_defs.canary import CANARY
 from task_defs.capability.checks import grade_text, score_of
 from task_defs.capability.loader import load_categories
 from task_defs.capability.models import Item
-from task_defs.capability.scoring import rogan_gladen, score_model
+from task_defs.capability.scoring import item_scores, paired_tiers, rogan_gladen, score_model
 from task_defs.errors import TaskFileError
 
 FIELDS = {"id": "basic_totals", "prompt": "Add the prices 4 and 5 and the count. Reply with lines SUM: and COUNT:.",
@@ -172,3 +175,22 @@ def test_scoring_follows_klbench_by_hand():
     assert round(rogan_gladen(0.6, 0.9, 0.8), 4) == 0.5714
     with pytest.raises(ValueError, match="no better than chance"):
         rogan_gladen(0.5, 0.5, 0.5)
+
+
+def test_paired_tiers_and_the_judge_correction_by_hand(tmp_path):
+    def items(scores):
+        return item_scores([r for i, s in enumerate(scores) for r in rows("m", f"i{i}", "basic", "normal", [s])])
+
+    top, near, low = items([1.0] * 10), items([1.0] * 9 + [0.0]), items([0.0] * 10)
+    # top - near: nine 0s and one 1, whose interval reaches 0: one tier; top - low: 1 on every item: the next tier
+    assert paired_tiers([top, near, low]) == [1, 1, 2]
+    labels = ([{"judge": True, "human": True}] * 9 + [{"judge": False, "human": True}]
+              + [{"judge": False, "human": False}] * 8 + [{"judge": True, "human": False}] * 2)
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in labels))
+    judged = [{**r, "grader": "judge"} for r in rows("m", "w1", "writing", "normal", [1.0])
+              + rows("m", "w2", "writing", "normal", [0.2])]
+    got = judged_share(judged + rows("m", "b1", "basic", "normal", [0.0]), path)
+    # raw: (1.0 + 0.2) / 2 = 0.6; sensitivity 9/10, specificity 8/10; (0.6 + 0.8 - 1) / (0.9 + 0.8 - 1) = 0.5714
+    assert got["items"] == 2 and got["raw"] == pytest.approx(0.6) and got["corrected"] == pytest.approx(0.4 / 0.7)
+    assert (got["sensitivity"], got["specificity"], got["labels"]) == (0.9, 0.8, 20)

@@ -21,7 +21,7 @@ from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.store import ResultsStore
 from task_defs.capability.loader import fingerprint, load_categories
 from task_defs.capability.models import AGENT, CATEGORIES, SHIPS
-from task_defs.capability.scoring import SATURATED, score_model
+from task_defs.capability.scoring import SATURATED, item_scores, paired_tiers, score_model
 from task_defs.loader import suite_root
 from task_defs.vocabulary import SCORED
 
@@ -50,7 +50,9 @@ THINKS_NOTE = ("Ranked by the composite: the equal mean of the category means; e
                "items count under this checkout's suite fingerprint only; the agent categories (agentic, repo_patch, "
                "ci_repair) add their gradings on the same model, endpoint and hardware class, a pass as 1 and "
                "anything else as 0. A tie mark: the gap to the next row is below the larger of the two rows' minimum "
-               "detectable gaps, so the suite cannot order them.")
+               "detectable gaps, so the suite cannot order them. Tiers (T1, T2, ...): a row shares its tier while the "
+               "paired 95% interval of its per-item differences from the tier's first row crosses zero; order inside "
+               "a tier is display order, not a measured difference.")
 SHIPS_NOTE = ("Ranks rows by Ships: the mean, over the tasks that are not saturated, of each task's score. A task's "
               "score is the mean over the harnesses that ran it of that harness's pass share over its graded runs "
               "(pass, wrong, crash, timeout, nofile; infra, skipped and pending left out), so a task two harnesses "
@@ -107,6 +109,9 @@ def thinks_rows(store: ResultsStore, agent_tasks: dict[str, tuple[str, str]] | N
         rows.append({**dict(zip(KEYS, key)), "key": " · ".join(key), "rows": len(found),
                      "agent_rows": agent_rows[key], **score_model(found)})
     rows.sort(key=lambda r: (r["composite"] is None, -(r["composite"] or 0.0), r["key"]))
+    for r, tier in zip(rows, paired_tiers([item_scores(groups[(r["model"], r["endpoint"], r["hardware_class"])])
+                                           for r in rows])):
+        r["tier"] = tier
     for a, b in zip(rows, [*rows[1:], None]):
         gaps = [g for g in (a["min_detectable_gap"], b and b["min_detectable_gap"]) if g is not None]
         a["tie_next"] = bool(b and a["composite"] is not None and b["composite"] is not None and gaps
@@ -228,15 +233,17 @@ def _category_cell(category: str, c: dict, weight: float) -> str:
 
 
 def thinks_page(rows: list[dict]) -> str:
-    head = ("<tr><th>rank</th><th class=l>model</th><th class=l>endpoint</th><th class=l>hardware class</th>"
-            "<th>composite (95% category-clustered)</th><th>min detectable gap</th><th class=l>vs next</th>"
-            "<th>usability</th><th>completion</th><th>refusals</th><th>timeouts</th><th>normal tier</th>"
-            "<th>hard tier</th><th>items graded</th><th>not graded (pending judge)</th></tr>")
+    head = ("<tr><th>rank</th><th>tier</th><th class=l>model</th><th class=l>endpoint</th>"
+            "<th class=l>hardware class</th><th>composite (95%, clustered by category)</th>"
+            "<th>min detectable gap</th><th class=l>vs next</th><th>usability</th><th>completion</th>"
+            "<th>refusals</th><th>timeouts</th><th>normal tier</th><th>hard tier</th><th>items graded</th>"
+            "<th>not graded (pending judge)</th></tr>")
     body = [_filters(rows), f"<div class=note>{esc(THINKS_NOTE)}</div>", "<table id=thinks>" + head]
     for i, r in enumerate(rows, 1):
-        missing = r["not_graded"]
+        missing, tier = r["not_graded"], f"T{r['tier']}"
         body.append(
-            f"<tr {_attrs(r)}><td>{i}</td>{_who(r)}<td>{_num(r['composite'], 'composite')}{_ci(r['composite_ci'])}</td>"
+            f"<tr {_attrs(r)}><td>{i}</td><td>{_num(r['tier'], 'tier', tier)}</td>{_who(r)}"
+            f"<td>{_num(r['composite'], 'composite')}{_ci(r['composite_ci'])}</td>"
             f"<td>{_num(r['min_detectable_gap'], 'mdg')}</td>"
             f"<td class=l>{'<span class=tie>tie with next</span>' if r['tie_next'] else ''}</td>"
             f"<td>{_num(r['usability'], 'usability')}</td><td>{_num(r['completion'], 'completion')}</td>"

@@ -135,3 +135,31 @@ def rogan_gladen(observed: float, sensitivity: float, specificity: float) -> flo
         raise ValueError(f"a judge with sensitivity {sensitivity:.2f} and specificity {specificity:.2f} is no "
                          "better than chance: its verdicts cannot be corrected")
     return min(1.0, max(0.0, (observed + specificity - 1) / denominator))
+
+
+def paired_delta(a: dict[str, dict], b: dict[str, dict], seed: int = 13) -> dict | None:
+    """Model a minus model b over the items both have graded (item_scores of each): the mean of the per-item
+    differences of their medians (a refusal counts 0) and its 95% bootstrap interval over those items."""
+    common = sorted(i for i in set(a) & set(b) if a[i]["median"] is not None and b[i]["median"] is not None)
+    if len(common) < 2:
+        return None
+    value = {i: (0.0 if a[i]["refusal"] else a[i]["median"]) - (0.0 if b[i]["refusal"] else b[i]["median"])
+             for i in common}
+    diffs = [value[i] for i in common]
+    rng = random.Random(seed)
+    draws = sorted(sum(rng.choice(diffs) for _ in diffs) / len(diffs) for _ in range(BOOTSTRAP))
+    return {"mean": sum(diffs) / len(diffs), "ci": [draws[int(0.025 * BOOTSTRAP)], draws[int(0.975 * BOOTSTRAP) - 1]],
+            "items": len(common)}
+
+
+def paired_tiers(ranked: list[dict[str, dict]]) -> list[int]:
+    """Statistical tiers down a ranked list of models (each its item_scores): a model shares its tier's number
+    while the paired interval against the tier's first model crosses zero (the suite cannot order them); the
+    first it is clearly below opens the next tier. Order inside a tier is display order, not a measured gap."""
+    tiers, leader, tier = [], None, 0
+    for items in ranked:
+        d = paired_delta(ranked[leader], items) if leader is not None else None
+        if leader is None or (d is not None and d["ci"][0] > 0):
+            tier, leader = tier + 1, len(tiers)
+        tiers.append(tier)
+    return tiers
