@@ -153,7 +153,10 @@ class CapabilityItems:
                 return Verdict("pending", f"not graded: the judge failed: {exc}"[:500], 0.0,
                                extra=self._extra(unit, [], None, False, kept))
         elif isinstance(g, KbtestGrader):
-            checks = run_kbtest(unit.item, final, workdir / "graded", output_path, cfg, log_path)
+            checks, test_outcome = run_kbtest(unit.item, final, workdir / "graded", output_path, cfg, log_path)
+            if test_outcome == "timeout":  # a safety stop: never a wrong answer (and 0 in usability)
+                return Verdict("timeout", "the hidden test ran past its time limit (a safety stop)", 0.0,
+                               extra=self._extra(unit, checks, None, False, kept, score_of(checks)))
         else:
             checks = grade_text(g, final, raw=bool(unit.item.tools))
         score = 0.0 if refusal else score_of(checks)
@@ -208,9 +211,9 @@ def kbtest_cases(test: str) -> list[str]:
 
 
 def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: IsolationConfig | None,
-               log_path: Path | None) -> list[CheckResult]:
-    """The reply's code in `answer_file` beside the item's files, then the hidden test; each case a check. A case
-    the output does not report (the test died before it) failed."""
+               log_path: Path | None) -> tuple[list[CheckResult], str]:
+    """The reply's code in `answer_file` beside the item's files, then the hidden test: each case a check (a case
+    the output does not report, the test having died before it, failed) and the test's own outcome."""
     g = item.grader
     assert isinstance(g, KbtestGrader)
     folder = fresh_dir(folder)
@@ -225,4 +228,4 @@ def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: Iso
     verdicts = case_results(output_path)
     return [CheckResult(name, w, verdicts.get(name) == "pass",
                         "" if verdicts.get(name) == "pass" else verdicts.get(name) or f"not reached ({outcome})")
-            for name, w in check_names(item)]
+            for name, w in check_names(item)], outcome

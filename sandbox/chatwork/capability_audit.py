@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sandbox.chatwork.capability import check_names, run_kbtest
@@ -59,7 +59,9 @@ def _scores(item: Item, replies: list[str], work: Path, cfg: IsolationConfig | N
     out = []
     for i, reply in enumerate(replies):
         if isinstance(item.grader, KbtestGrader):
-            checks = run_kbtest(item, reply, work / f"r{i}", work / f"r{i}.txt", cfg, None)
+            checks, outcome = run_kbtest(item, reply, work / f"r{i}", work / f"r{i}.txt", cfg, None)
+            if outcome == "timeout" and i:  # a wrong reply "failing" a check by running out of time proves nothing
+                checks = [replace(c, passed=True) for c in checks]
         else:
             checks = grade_text(item.grader, reply, raw=bool(item.tools))
         out.append({c.name: c.passed for c in checks})
