@@ -69,8 +69,8 @@ def _bootstrap(items: dict[str, dict], seed: int = 7) -> tuple[list[float] | Non
     for v in items.values():
         if v["median"] is not None:
             by_cat[v["category"]].append(v)
-    if sum(len(vs) for vs in by_cat.values()) < 2:
-        return None, None
+    if not by_cat or min(len(vs) for vs in by_cat.values()) < 2:
+        return None, None  # a category of one item has no spread to resample: no interval rather than a false one
     rng = random.Random(seed)
     draws = []
     for _ in range(BOOTSTRAP):
