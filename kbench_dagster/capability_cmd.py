@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.endpoints_cmd import endpoint_settings
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
@@ -91,7 +92,7 @@ def _judge(args):
 def cmd_run(args) -> int:
     from sandbox.chatwork.capability import CapabilityItems
 
-    url = args.url or service.DEFAULT_URL
+    url = endpoint_settings(args, open_store(args.db))["url"]  # --endpoint's or --url's, as the run will use
     tokens = args.context_tokens or reported_context(url, service.cli_api_key())
     kind = CapabilityItems(context_tokens=tokens, judge=_judge(args))
     units = kind.select(args.only, args.limit)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.capability import capability_results
 from assets.language import breakdown_answers, textjob_replies
 from assets.trials import trial_results
 from kbench_dagster.cli import main
@@ -90,3 +91,17 @@ def test_the_trial_suite_passes_its_gate_and_the_stats_asset_reads_the_strikes(t
     [run_id] = doc["strikes"]
     assert doc["strikes"][run_id] == strike_stats(strike_rows(ResultsStore(db), run_id))
     assert doc["strikes"][run_id]["overall"]["trials"] == 5 and doc["stale"] == []
+
+
+def test_the_capability_items_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
+    with ScriptedServer(persona="oracle", suite="capability", port=0) as srv:
+        dagster_db = _materialize(tmp_path, srv, capability_results, capability_only="basic,iac,tool_use",
+                                  capability_limit=2)
+        assert main(["endpoints", "add", "scripted", srv.url, "--db", str(tmp_path / "cli.duckdb")]) == 0
+        assert main(["capability", "run", str(tmp_path / "c.json"), "--endpoint", "scripted", "--model",
+                     srv.model_id, "--only", "basic,iac,tool_use", "--limit", "2", "--seeds", "1", "--parallel", "2",
+                     "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"), "--db",
+                     str(tmp_path / "cli.duckdb")]) == 0
+    made_by_dagster = _rows(dagster_db, "capability_results", "item")
+    assert len(made_by_dagster) == 6 and all(r["outcome"] == "pass" for r in made_by_dagster)
+    assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "capability_results", "item")
