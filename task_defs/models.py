@@ -25,9 +25,9 @@ def check_relative(value: str) -> str:
     return value
 
 
-# where the sandbox keeps its own system, the agent's home and scratch: a task's folder cannot be seen there
-SYSTEM_TOPS = {"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "nix", "opt",
-               "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var"}
+# what the sandbox binds from the host or makes itself (its system, /proc, /dev, the agent's home, /tmp): a task's
+# folder cannot be seen there; anywhere else (/app, /srv/app, /root, /workspace) is an empty path in the sandbox
+SYSTEM_TOPS = {"bin", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "tmp", "usr"}
 
 
 def mount_problem(inside: str) -> str | None:
