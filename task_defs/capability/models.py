@@ -10,7 +10,7 @@ reference reply, and a grader whose every check is named, weighted and failable.
         files: {app.log: "..."}          # laid in the folder where a kbtest grader runs the answer
         tools: [{type: function, function: {...}}]   # tool_use: offered; the calls are graded as JSON
         reference: "..."                 # the reply that earns every check (turns: one reply per turn)
-        wrong: ["..."]                   # plausible wrong replies; each check must fail on one of them or on ""
+        wrong: ["..."]                   # plausible wrong replies: each check must fail on at least one of them
         untouched: "..."                 # the code or config the prompt starts from: must not earn full marks
         grader: {kind: fields | structured | constraints | kbtest | judge, ...}
 
@@ -71,8 +71,10 @@ class FieldsGrader(_Strict):
 
 
 class ValueCheck(_Check):
-    """A value of the parsed document by JSON Pointer ("" is the whole). equals, number (within tolerance),
-    one_of, length (of a list, object or string), keys (an object holding at least these keys), absent."""
+    """A value of the parsed document by JSON Pointer ("" is the whole). equals (text ignoring case and spacing,
+    other values exactly), number (within tolerance), one_of (exactly one of the values: case matters), length (of a
+    list, object or string), keys (an object holding at least these keys), absent. YAML is read as YAML 1.1 (PyYAML):
+    `on:` is the key true and an unquoted 0644 a number, so ask for quoted strings where it matters."""
 
     path: str = Field(pattern=r"^$|^/")
     op: Literal["equals", "number", "one_of", "length", "keys", "absent"] = "equals"
