@@ -52,7 +52,7 @@ def agent_run(tmp_path, persona, run_id, db):
     return suite
 
 
-def test_the_oracle_earns_everything_and_null_nothing(tmp_path):
+def test_the_oracle_earns_everything_and_null_nothing(tmp_path, capsys):
     db = tmp_path / "c.duckdb"
     model = capability_run(tmp_path, "oracle", "cap-oracle", db)
     store = ResultsStore(db)
@@ -81,7 +81,11 @@ def test_the_oracle_earns_everything_and_null_nothing(tmp_path):
     assert doc["composite"] == 0.0 and doc["usability"] == 0.0 and doc["refusals"] == doc["graded"]
     out = json.loads((tmp_path / "cap-null.json").read_text())
     assert out["composite"] == 0.0
+    capsys.readouterr()
     assert main(["capability", "difficulty", "--db", str(db)]) == 0
+    said = capsys.readouterr().out
+    # two models (the oracle and null) differ on every graded item: nothing is saturated
+    assert said.startswith("2 models,") and "saturated (every model >= 0.95): 0" in said and "SATURATED" not in said
 
 
 def test_a_regrade_with_the_scripted_judge_records_three_votes_per_judged_item(tmp_path):

@@ -71,23 +71,27 @@ def describe_server(url: str, api_key: str | None = None) -> dict:
     return out
 
 
-def reported_slots(url: str, api_key: str | None = None) -> int | None:
-    """How many requests the server says it takes at once (llama.cpp: /props total_slots), or None."""
+def _props(url: str, api_key: str | None) -> dict:
+    """llama.cpp's /props, or {} when the server has none (another engine) or does not answer."""
     try:
         props = fetch_json(_root(url) + "/props", api_key, timeout=3.0)
     except (urllib.error.URLError, OSError, ValueError):
-        return None
-    n = props.get("total_slots") if isinstance(props, dict) else None
-    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
+        return {}
+    return props if isinstance(props, dict) else {}
+
+
+def _count(n, least: int) -> int | None:
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= least else None
+
+
+def reported_slots(url: str, api_key: str | None = None) -> int | None:
+    """How many requests the server says it takes at once (llama.cpp: /props total_slots), or None."""
+    return _count(_props(url, api_key).get("total_slots"), 1)
 
 
 def reported_context(url: str, api_key: str | None = None) -> int | None:
     """The server's context window in tokens (llama.cpp: /props default_generation_settings.n_ctx), or None."""
-    try:
-        props = fetch_json(_root(url) + "/props", api_key, timeout=3.0)
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
-    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-    n = (settings or {}).get("n_ctx") if isinstance(settings, dict) else None
-    n = n if n is not None else (props.get("n_ctx") if isinstance(props, dict) else None)
-    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 256 else None
+    props = _props(url, api_key)
+    settings = props.get("default_generation_settings")
+    n = settings.get("n_ctx") if isinstance(settings, dict) else None
+    return _count(n if n is not None else props.get("n_ctx"), 256)
