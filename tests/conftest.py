@@ -20,6 +20,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap is not installed (make test installs it)")
 ISOLATIONS = [pytest.param("bwrap", marks=needs_bwrap), "none"]
+# The container sandbox, beside bwrap, for the tests of every sandbox guarantee. Marked `docker`: the default run
+# leaves them out; `make test-integration` starts its own engine, builds the base image and runs them.
+DOCKER = pytest.param("docker", marks=pytest.mark.docker)
+SANDBOXES = [pytest.param("bwrap", marks=needs_bwrap), DOCKER]
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""How a session is isolated: bubblewrap when present, else plain processes (and the result says so)."""
+"""How a session is isolated: bubblewrap when present, else plain processes (and the result says so); a Docker
+container when asked (sandbox/containers/)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from typing import Literal
 
 from sandbox.isolation import seccomp
 
-Isolation = Literal["bwrap", "none"]
+Isolation = Literal["bwrap", "docker", "none"]
+CONTAINED = ("bwrap", "docker")  # the isolations that give a session its own system view, HOME, /tmp and uid
 NOBODY = 65534
 INSIDE_HOME = "/home/kbench"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -34,7 +36,7 @@ def sandbox_python() -> str:
 
 @dataclass(frozen=True)
 class IsolationConfig:
-    mode: Literal["auto", "bwrap", "none"] = "auto"
+    mode: Literal["auto", "bwrap", "docker", "none"] = "auto"
     # As root, sandboxed processes drop to this uid so RLIMIT_NPROC (which root ignores) applies.
     run_as_uid: int = NOBODY
     drop_uid: bool = True  # False keeps root (without capabilities) inside bwrap: for peers sharing root-owned sockets
@@ -44,6 +46,7 @@ class IsolationConfig:
     # (folder inside the work folder, "." for itself; the path it is also seen at): a task made for a container
     # whose files live at /app, its tests at /tests (task_defs Task.mounts). Only bwrap can show them.
     work_mounts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    image: str | None = None  # docker: the image sessions run in (default: the base image, containers/image.py)
 
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":
@@ -51,13 +54,13 @@ class IsolationConfig:
                 raise RuntimeError("isolation 'bwrap' asked for, but bwrap is not installed "
                                    "(apt-get install bubblewrap)")
             return "bwrap"
-        if self.mode == "none":
-            return "none"
+        if self.mode in ("none", "docker"):
+            return self.mode
         return "bwrap" if bwrap_path() else "none"
 
     @property
     def drops_uid(self) -> bool:
-        return self.drop_uid and os.geteuid() == 0 and self.resolve() == "bwrap"
+        return self.drop_uid and os.geteuid() == 0 and self.resolve() in CONTAINED
 
 
 def _system_binds() -> list[str]:

@@ -13,8 +13,9 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sandbox.containers.process import ContainerLost, ContainerProcess
 from sandbox.isolation import trees, uids
-from sandbox.isolation.bwrap import INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv, ready_work_mounts
+from sandbox.isolation.bwrap import CONTAINED, INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv, ready_work_mounts
 from sandbox.isolation.limits import Limits
 from sandbox.isolation.procs import kill_all, processes_in_folder, session_processes, wait_gone
 from sandbox.isolation.teardown import TeardownReport
@@ -99,6 +100,34 @@ def _record_teardown(dog: Watchdog, teardown: TeardownReport) -> None:
                                   "whatever was still running then was ended unseen", count=0)
 
 
+def _popen(argv: list[str], workdir: Path, env: dict, limits: Limits, stdin_data: bytes | None,
+           teardown: TeardownReport | None) -> subprocess.Popen:
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=workdir, env=env, start_new_session=True, preexec_fn=_preexec(limits),
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(teardown.fd,) if teardown else (),
+        )
+    except BaseException:
+        if teardown:
+            teardown.close()
+        raise
+    if teardown:
+        teardown.started()
+    return proc
+
+
+def _container_end(proc: ContainerProcess, dog: Watchdog) -> str | None:
+    """Record what only the engine knows (its memory backstop fired), remove the container; why it was lost, if
+    something outside the session killed it."""
+    try:
+        if proc.oom_killed() and not any(k.reason == "rss" for k in dog.kills):
+            dog.record("rss", 0, "the container's memory limit (the backstop above the watchdog's) was reached")
+        return proc.outside_kill()
+    finally:
+        proc.remove()
+
+
 def run_session(
     cmd: list[str],
     workdir: Path,
@@ -123,10 +152,11 @@ def run_session(
             cfg = replace(cfg, run_as_uid=uid)
         workdir = Path(workdir).resolve()
         isolation = cfg.resolve()
+        contained = isolation in CONTAINED
         if cfg.work_mounts:
-            if isolation != "bwrap":
+            if not contained:
                 raise RuntimeError("this task sees its work folder at " + ", ".join(d for _r, d in cfg.work_mounts)
-                                   + ", which only the bwrap sandbox can show (apt-get install bubblewrap)")
+                                   + ", which only a sandbox can show (apt-get install bubblewrap)")
             ready_work_mounts(workdir, cfg.work_mounts)
         scratch = Path(tempfile.mkdtemp(prefix=f".{workdir.name}.scratch-", dir=workdir.parent))
         home, tmp = scratch / "home", scratch / "tmp"
@@ -134,7 +164,7 @@ def run_session(
         tmp.mkdir()
         full_env = {"PATH": ":".join([*cfg.path_prefix, SYSTEM_PATH]), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                     "TERM": "dumb"}
-        if isolation == "bwrap":
+        if contained:
             full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
         else:
             full_env.update(HOME=str(home), TMPDIR=str(tmp))
@@ -144,51 +174,56 @@ def run_session(
             chown_tree(workdir, cfg.run_as_uid)
             chown_tree(scratch, cfg.run_as_uid)
             run_as = f"uid {cfg.run_as_uid}"
-        if isolation == "bwrap":
+        if contained:
             for src, _dest in rw_binds:
                 if cfg.drops_uid:
                     chown_tree(Path(src), cfg.run_as_uid)
             # what the writable binds hold now (after the chown): whatever is new or changed at the end was written
             binds_before = [(Path(src), dest, trees.snapshot(Path(src))) for src, dest in rw_binds]
+        if isolation == "bwrap":
             # the processes the namespace's end kills, named before it does, by a reporter that runs before the
             # uid drop: the session's processes can neither read its environment (the session's token) nor forge it
             teardown = TeardownReport()
             argv = bwrap_argv(cmd, workdir, home, tmp, cfg, ro_binds=list(ro_binds), env=full_env,
                               rw_binds=list(rw_binds), network=network, outer=teardown.wrap([]))
             popen_env = {"PATH": SYSTEM_PATH}
-        else:
+        elif isolation == "none":
             argv, popen_env, binds_before, teardown = list(cmd), full_env, [], None
+        else:
+            teardown = None
 
         start = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                argv, cwd=workdir, env=popen_env, start_new_session=True, preexec_fn=_preexec(limits),
-                stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, pass_fds=(teardown.fd,) if teardown else (),
-            )
-        except BaseException:
-            if teardown:
-                teardown.close()
-            raise
-        if teardown:
-            teardown.started()
+        if isolation == "docker":
+            uid = cfg.run_as_uid if cfg.drops_uid else os.getuid()
+            proc = ContainerProcess(cmd, workdir, home, tmp, uid=uid, limits=limits, env=full_env,
+                                    ro_binds=[*cfg.extra_ro_binds, *ro_binds], rw_binds=list(rw_binds),
+                                    work_mounts=cfg.work_mounts, network=network, label=label, image_name=cfg.image)
+            finder = lambda: session_processes(proc.pid)  # noqa: E731 - every process of it descends from its init
+
+            def hard_kill() -> None:
+                proc.kill()  # the init's end takes the container's pid namespace, and every process in it
+                wait_gone(finder)
+        else:
+            proc = _popen(argv, workdir, popen_env, limits, stdin_data, teardown)
+            finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
+
+            def hard_kill() -> None:
+                # Killing the group takes bwrap's namespace init with it, and the kernel then ends every
+                # process in the namespace at once: a fork bomb cannot outrun that.
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                wait_gone(finder)
         pump = _OutputPump(proc.stdout, output_path, limits.max_output_bytes)
         pump.start()
-        finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
 
-        def hard_kill() -> None:
-            # Killing the group takes bwrap's namespace init with it, and the kernel then ends every
-            # process in the namespace at once: a fork bomb cannot outrun that.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            wait_gone(finder)
-
-        writable = (workdir, scratch, *(Path(src) for src, _ in (rw_binds if isolation == "bwrap" else ())))
+        writable = (workdir, scratch, *(Path(src) for src, _ in (rw_binds if contained else ())))
         dog = Watchdog(finder, hard_kill, limits, label, log_path, disk_roots=writable,
                        owner=cfg.run_as_uid if cfg.drops_uid else os.geteuid()).start()
-        if stdin_data is not None:
+        if isolation == "docker":
+            proc.feed(stdin_data)
+        elif stdin_data is not None:
             try:
                 proc.stdin.write(stdin_data)
                 proc.stdin.close()
@@ -211,11 +246,14 @@ def run_session(
             pump.join(timeout=5)
             if teardown:
                 _record_teardown(dog, teardown)
+            lost = _container_end(proc, dog) if isolation == "docker" else None
         duration = time.monotonic() - start
         outside = _files_under(home, "~") + _files_under(tmp, "/tmp")
         for src, dest, before in binds_before:  # e.g. pi's config folder: a write there is a write outside too
             outside += [f"{dest}/{rel}" for rel in trees.changed_since(src, before, MAX_LISTED_WRITES)]
         trees.remove_tree(scratch, ignore_errors=True)
+        if lost:
+            raise ContainerLost(lost)
         return SessionResult(
             returncode=proc.returncode, timed_out=timed_out, duration_s=duration, isolation=isolation, run_as=run_as,
             output_bytes=pump.total, output_truncated=pump.total > limits.max_output_bytes,
