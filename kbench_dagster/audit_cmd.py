@@ -11,7 +11,7 @@ from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import difficulty
 from kbench_dagster.store import DEFAULT_DB
-from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.tasks.suite_audit import audit_suite
 from task_defs.fixtures.loader import is_fixture_source
@@ -37,6 +37,7 @@ def cmd_audit(args) -> int:
     if not root.is_dir():
         raise ValueError(f"suite folder {root} does not exist")
     cfg = IsolationConfig(mode=args.isolation)
+    cfg.preflight()
     only = {t.strip() for t in args.tasks.split(",") if t.strip()} if args.tasks else None
     count = sum(1 for p in root.iterdir() if p.is_dir() and (only is None or p.name in only))
     bar = Progress(count, "audit")
@@ -63,7 +64,7 @@ def add_audit_parser(sub) -> argparse.ArgumentParser:
     s.add_argument("--tasks", help="task ids, comma-separated (default: all)")
     s.add_argument("--workers", type=int, default=max(2, os.cpu_count() or 2))
     s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
-    s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
     s.add_argument("--results", action="store_true", help="pass rate per task and contestant, saturated and dead "
                                                            "tasks, the share that discriminates")
     s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB for --results (default {DEFAULT_DB})")

@@ -32,7 +32,7 @@ from kbench_dagster.terminal import say, visible
 from kbench_dagster.textjobs_cmd import add_textjobs_parser
 from kbench_dagster.trials_cmd import add_trials_parser
 from sandbox.engine.spec import server_slots_of
-from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.scripted import PERSONAS
@@ -46,6 +46,7 @@ SMOKE_TASKS = "fizz,clamp,countlines,counterrors,wordcount,hellosh"  # easy prog
 
 def _isolation(args) -> IsolationConfig:
     cfg = IsolationConfig(mode=args.isolation)
+    cfg.preflight()
     if cfg.resolve() == "none":
         print("warning: bubblewrap (bwrap) not found or disabled: sessions run without isolation; "
               "install it with `apt-get install bubblewrap`", file=sys.stderr)
@@ -251,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=max(2, os.cpu_count() or 2))
     s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
     s.add_argument("--keep-work", action="store_true")
-    s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
     s.add_argument("--rss-limit-gb", type=float, default=TEST_LIMITS.rss_limit_bytes / GB,
                    help="memory watchdog: what one session may hold in all, in GB (default 2)")
     s.add_argument("--max-procs", type=int, default=TEST_LIMITS.max_procs,
@@ -291,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--tool-format", choices=["native", "text", "auto", "constrained"], default="auto",
                    help="builtin: accept native tool calls, calls written as text, or both (default); constrained: "
                         "no tools field, every reply a JSON action the server's grammar enforces")
-    s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
     s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
     s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
     s.add_argument("--disk-limit-gb", type=float, default=AGENT_LIMITS.disk_bytes / GB,

@@ -19,7 +19,7 @@ benchmark_job = dg.define_asset_job(BENCHMARK_JOB, selection=[agent_runs, gradin
 
 RESOURCES = {
     "suite_source": SuiteSource(),
-    "sandbox": SandboxSettings(),
+    "sandbox": SandboxSettings(isolation=os.environ.get("KBENCH_ISOLATION", "auto")),
     "agent": AgentSettings(agent=os.environ.get("KBENCH_AGENT", "pi"), tasks=os.environ.get("KBENCH_TASKS", ""),
                            runs_root=os.environ.get("KBENCH_RUNS", "runs")),
     "results_db": ResultsDB(),

@@ -11,7 +11,7 @@ from kbench_dagster.parquet_store import open_store
 from kbench_dagster.partitions import model_key
 from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import visible
-from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
 
 
 def _configured_endpoints() -> dict[str, str]:
@@ -53,6 +53,7 @@ def cmd_regrade(args) -> int:
         raise ValueError(f"no runs in {runs} (give --runs, or RUNID ...)")
     store = open_store(args.db)
     cfg = IsolationConfig(mode=args.isolation)
+    cfg.preflight()
     work = Path(args.work) if args.work else None
     total = 0
     for run_id in run_ids:
@@ -84,6 +85,6 @@ def add_registry_parsers(sub) -> None:
     s.add_argument("run_ids", nargs="*", metavar="RUNID", help="default: every run in --runs")
     s.add_argument("--runs", default="runs", help="where records are (default ./runs)")
     s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
-    s.add_argument("--isolation", choices=["auto", "bwrap", "none"], default="auto")
+    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
     s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB (default {DEFAULT_DB} or $KBENCH_DB)")
     s.set_defaults(func=cmd_regrade)

@@ -76,7 +76,7 @@ class RunSettings(BaseModel):
     pi_path: str | None = None
     keep_work: bool = False
     defer_grading: bool = False  # record now, grade later with `kbench regrade` (kernels: when the GPU is free)
-    isolation: Literal["auto", "bwrap", "none"] = "auto"
+    isolation: Literal["auto", "bwrap", "docker", "none"] = "auto"
     server_slots: int | None = Field(default=None, ge=0)
     server_down_stop_s: float = Field(default=600.0, gt=0)  # a server silent this long stops the run
     latency_budget_s: float | None = Field(default=None, ge=0)  # None: the tier's default; 0: no budget

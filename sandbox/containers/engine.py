@@ -55,6 +55,17 @@ def client(timeout: int = 120):
     return c
 
 
+def require_image(name: str) -> None:
+    """EngineUnavailable unless the engine answers and holds `name`."""
+    import docker
+
+    try:
+        client(timeout=10).images.get(name)
+    except docker.errors.ImageNotFound:
+        raise EngineUnavailable(f"the Docker engine at {engine_url()} has no image {name}: build the sandbox's "
+                                "base image with `make docker-image`") from None
+
+
 def _pid() -> int | None:
     try:
         pid = int((state_dir() / "dockerd.pid").read_text())

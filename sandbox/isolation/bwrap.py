@@ -14,6 +14,7 @@ from typing import Literal
 from sandbox.isolation import seccomp
 
 Isolation = Literal["bwrap", "docker", "none"]
+ISOLATION_MODES = ("auto", "bwrap", "docker", "none")  # what a user may ask for (--isolation)
 CONTAINED = ("bwrap", "docker")  # the isolations that give a session its own system view, HOME, /tmp and uid
 NOBODY = 65534
 INSIDE_HOME = "/home/kbench"
@@ -57,6 +58,14 @@ class IsolationConfig:
         if self.mode in ("none", "docker"):
             return self.mode
         return "bwrap" if bwrap_path() else "none"
+
+    def preflight(self) -> None:
+        """Before a run starts: a docker sandbox needs an engine that answers and its image built; either missing
+        stops the run here with what to do, rather than failing every attempt as infra."""
+        if self.mode == "docker":
+            from sandbox.containers import engine, image
+
+            engine.require_image(self.image or image.image_name())
 
     @property
     def drops_uid(self) -> bool:
