@@ -9,7 +9,8 @@ APT_PACKAGES := bubblewrap libseccomp2 zip unzip git libgomp1
 APT_OPTIONAL := chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages demo test test-real test-slow test-integration bench ui clean
+.PHONY: setup system-packages demo test test-real test-slow test-integration bench ui clean docker-packages \
+	docker-engine docker-engine-stop docker-image deploy-local deploy-stop
 
 setup: system-packages $(STAMP) $(NODE_STAMP)
 
@@ -60,8 +61,39 @@ test: setup
 ui: setup
 	$(VENV)/bin/kbench ui
 
-test-integration: setup
-	$(VENV)/bin/python -m pytest -q -m integration
+# The container sandbox and the container deployment: Debian's Docker engine, debootstrap for the base image and
+# PostgreSQL for Dagster's storage. Only these targets install them; `make test` never needs them.
+DOCKER_APT := docker.io debootstrap tini postgresql
+docker-packages:
+	@missing=""; for p in $(DOCKER_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+# Our own dockerd (its socket, data root and pid file under ~/.cache/kbench/docker; no iptables, no bridge)
+docker-engine: setup docker-packages
+	$(VENV)/bin/python -m sandbox.containers.engine start
+
+docker-engine-stop:
+	$(VENV)/bin/python -m sandbox.containers.engine stop
+
+# The sandbox's base image, built offline once (debootstrap, then docker import) and reused while its recipe holds
+docker-image: docker-engine
+	$(VENV)/bin/python -m sandbox.containers.image
+
+# The real dagster dev daemon, the sandbox-limit tests on the docker backend and the container deployment. The
+# engine is started for the run when none answers, and then stopped again.
+test-integration: setup docker-packages
+	$(VENV)/bin/python -m sandbox.containers.engine run -- \
+	  bash -c '$(VENV)/bin/python -m sandbox.containers.image && $(VENV)/bin/python -m pytest -q -m "integration or docker"'
+
+# Dagster in containers: PostgreSQL storage, the daemon and the webserver, DockerRunLauncher; deploy-stop ends all
+deploy-local: docker-image
+	$(VENV)/bin/kbench deploy start
+
+deploy-stop:
+	$(VENV)/bin/kbench deploy stop
 
 test-real: setup
 	$(VENV)/bin/python -m pytest -q -m real_model

@@ -125,9 +125,28 @@ def stop(wait_s: float = 30.0) -> bool:
     return True
 
 
+def run_with_engine(cmd: list[str]) -> int:
+    """Run `cmd` with an engine up: ours is started for it when none answers, and stopped after, so a test run
+    leaves no daemon behind that it did not find."""
+    try:
+        client(timeout=5)
+        started = False
+    except EngineUnavailable:
+        start()
+        started = True
+    env = {**os.environ, "KBENCH_DOCKER_HOST": engine_url()}
+    try:
+        return subprocess.call(cmd, env=env)
+    finally:
+        if started:
+            stop()
+
+
 def main(argv: list[str]) -> int:
     action = argv[0] if argv else "status"
     try:
+        if action == "run" and argv[1:2] == ["--"]:
+            return run_with_engine(argv[2:])
         if action == "start":
             print(f"docker engine: {start()}")
         elif action == "stop":
@@ -136,7 +155,7 @@ def main(argv: list[str]) -> int:
             client(timeout=5)
             print(f"docker engine answers at {engine_url()}")
         else:
-            print(f"usage: python -m sandbox.containers.engine start|stop|status (not {action!r})", file=sys.stderr)
+            print(f"usage: python -m sandbox.containers.engine start|stop|status|run -- CMD... (not {action!r})", file=sys.stderr)
             return 2
     except EngineUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
