@@ -155,7 +155,8 @@ def main(argv: list[str]) -> int:
             client(timeout=5)
             print(f"docker engine answers at {engine_url()}")
         else:
-            print(f"usage: python -m sandbox.containers.engine start|stop|status|run -- CMD... (not {action!r})", file=sys.stderr)
+            print(f"usage: python -m sandbox.containers.engine start|stop|status|run -- CMD... (not {action!r})",
+                  file=sys.stderr)
             return 2
     except EngineUnavailable as e:
         print(f"error: {e}", file=sys.stderr)
