@@ -16,7 +16,7 @@ from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.serverproxy import ServerProxy
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.engine.conditions import CONDITIONS, Condition
-from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, sandbox_python
+from sandbox.isolation.bwrap import CONTAINED, SYSTEM_PATH, IsolationConfig, sandbox_python
 from sandbox.isolation.limits import MB, Limits
 from sandbox.isolation.session import run_session
 from sandbox.isolation.trees import remove_tree
@@ -191,7 +191,7 @@ class PiAgent:
 
     def run(self, prompt: str, workdir: Path, cond: Condition, cfg: IsolationConfig, limits: Limits,
             events: EventLog, log_path: Path | None = None) -> SessionStats:
-        bwrap = cfg.resolve() == "bwrap"
+        bwrap = cfg.resolve() in CONTAINED  # bwrap or a container: pi has no network, only the relay
         # pi writes lock files into its config folder: each session gets its own writable copy.
         session_dir = private_copy({"pi-agent": self.agent_dir}, near=workdir)
         own_agent_dir = session_dir / "pi-agent"

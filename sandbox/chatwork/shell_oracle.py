@@ -15,7 +15,7 @@ import secrets
 import shlex
 from pathlib import Path
 
-from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.bwrap import CONTAINED, IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.session import run_session
 from sandbox.isolation.trees import remove_tree
@@ -81,7 +81,7 @@ class SandboxShell:
             mark = "+" + secrets.token_hex(8)  # unknown to the commands before they run
             env = {"KB_OUT": OUT, "KB_MARK": mark,
                    **{f"KB_CMD_{i}": c for i, c in enumerate(commands, 1)}}
-            isolated = self.cfg.resolve() == "bwrap"
+            isolated = self.cfg.resolve() in CONTAINED
             if not isolated:
                 env["KB_OUT"] = str(out)
             res = run_session(["bash", "-c", driver(len(commands))], work,

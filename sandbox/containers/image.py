@@ -8,7 +8,9 @@ makes a new image and an unchanged one is reused (`make docker-image`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -20,13 +22,24 @@ from sandbox.containers import engine
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
 # What hidden tests and agents' commands expect of a small Linux: the system python3 (the judge runs on it),
-# ps/kill, git and make for repair tasks, and the utilities the host sandbox also offers.
-PACKAGES = ("python3", "procps", "git", "make", "patch", "file", "less", "ca-certificates")
+# ps/kill, git, make, zip and the utilities the host sandbox also offers. Node is the host's own binary, copied in:
+# Debian's is an older major than the one pi and the JavaScript tasks are run with on the host.
+PACKAGES = ("python3", "procps", "git", "make", "patch", "file", "less", "ca-certificates", "zip", "unzip",
+            "xz-utils", "bzip2")
+NODE_INSIDE = "usr/local/bin/node"
 REPOSITORY = "kbench-base"
 
 
+def host_node() -> str | None:
+    return shutil.which("node")
+
+
+@functools.cache
 def recipe_tag() -> str:
-    recipe = "\n".join([SUITE, MIRROR, "minbase", *PACKAGES])
+    node = host_node()
+    st = os.stat(node) if node else None
+    node_id = f"{st.st_size}:{st.st_mtime_ns}" if st else "no node"  # another node install: another image
+    recipe = "\n".join([SUITE, MIRROR, "minbase", *PACKAGES, node_id])
     return hashlib.sha256(recipe.encode()).hexdigest()[:12]
 
 
@@ -60,6 +73,8 @@ def build(client, log=print) -> str:
         # apt's caches are of no use in a sandbox and only make the image bigger
         for cache in ("var/cache/apt/archives", "var/lib/apt/lists"):
             shutil.rmtree(root / cache, ignore_errors=True)
+        if host_node():
+            shutil.copy2(host_node(), root / NODE_INSIDE)
         tarball = Path(tmp) / "root.tar"
         subprocess.run(["tar", "-C", str(root), "--numeric-owner", "-cf", str(tarball), "."], check=True)
         log(f"importing {tarball.stat().st_size / 2**20:.0f} MiB as {name}")
