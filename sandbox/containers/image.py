@@ -39,7 +39,7 @@ def recipe_tag() -> str:
     node = host_node()
     st = os.stat(node) if node else None
     node_id = f"{st.st_size}:{st.st_mtime_ns}" if st else "no node"  # another node install: another image
-    recipe = "\n".join([SUITE, MIRROR, "minbase", *PACKAGES, node_id])
+    recipe = "\n".join([SUITE, MIRROR, "minbase", *PACKAGES, node_id, "/root 0755"])
     return hashlib.sha256(recipe.encode()).hexdigest()[:12]
 
 
@@ -75,6 +75,9 @@ def build(client, log=print) -> str:
             shutil.rmtree(root / cache, ignore_errors=True)
         if host_node():
             shutil.copy2(host_node(), root / NODE_INSIDE)
+        # Work folders are bound at their host paths, which may lie under root's home (~/kbench-work): the
+        # session's unprivileged uid must be able to pass through it, as bwrap's made-up parents let it.
+        (root / "root").chmod(0o755)
         tarball = Path(tmp) / "root.tar"
         subprocess.run(["tar", "-C", str(root), "--numeric-owner", "-cf", str(tarball), "."], check=True)
         log(f"importing {tarball.stat().st_size / 2**20:.0f} MiB as {name}")
