@@ -64,6 +64,10 @@ class Task(BaseModel):
     # files where the container had them (/app), and its tests where they were put (/tests)
     mounts: dict[str, str] = Field(default_factory=dict)
     unavailable: str | None = None  # why this machine cannot give the task its environment: its attempts are skipped
+    # The container image every session of this task runs in (the docker sandbox, whatever the run's isolation):
+    # its system, with the task's files in the work folder as always. It must be in the local engine (no registry
+    # is reached) and give bash and /usr/bin/python3, which the judge runs on.
+    image: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9._/-]*(:[A-Za-z0-9._-]+)?$")
 
     _folder: Path | None = PrivateAttr(default=None)
 

@@ -1,21 +1,29 @@
 """The container sandbox behind the one run loop: the same outcomes and records as bwrap, hostile agents contained,
 and a container killed from outside recorded as infra (make test-integration; marker docker)."""
 
+import io
 import json
+import shutil
+import tarfile
 import threading
 import time
 
 import psutil
 import pytest
-from conftest import needs_bwrap
+from conftest import REPO, needs_bwrap
 from test_agent_runs import HOST_TRAPS, PI_SHAPES, run
 
-from sandbox.containers import engine
+from sandbox.containers import engine, image
 from sandbox.containers.process import LABEL, ContainerLost
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.runs import Runner
+from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS
 from sandbox.isolation.session import run_session
 from sandbox.servers.scripted import ScriptedServer
+from task_defs import load_suite
+from task_defs.canary import CANARY
 
 pytestmark = pytest.mark.docker
 DOCKER = IsolationConfig(mode="docker")
@@ -103,3 +111,47 @@ def test_no_engine_names_the_socket_and_the_make_target(monkeypatch):
     monkeypatch.setenv("KBENCH_DOCKER_HOST", "unix:///nonexistent/kbench.sock")
     with pytest.raises(engine.EngineUnavailable, match="/nonexistent/kbench.sock.*make docker-engine"):
         IsolationConfig(mode="docker").preflight()
+
+
+def _image_with_marker(tag: str) -> str:
+    """A task's own image: the base image and one file more, built from a COPY-only Dockerfile (no network)."""
+    context = io.BytesIO()
+    with tarfile.open(fileobj=context, mode="w") as tar:
+        for name, data in (("Dockerfile", f"FROM {image.image_name()}\nCOPY marker /etc/kbench-task-image\n"),
+                           ("marker", "made for this task\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data.encode()))
+    context.seek(0)
+    engine.client().images.build(fileobj=context, custom_context=True, tag=tag, rm=True)
+    return tag
+
+
+def _suite_with_image(tmp_path, image_name: str):
+    root = tmp_path / "suite"
+    shutil.copytree(REPO / "task_defs" / "suites" / "kbench" / "fizz", root / "fizz")
+    toml = root / "fizz" / "task.toml"
+    toml.write_text(toml.read_text() + f'image = "{image_name}"\n')
+    # set -e: outside the task's image the marker is missing and the setup fails, so a pass proves where it ran
+    (root / "fizz" / "setup.sh").write_text(f"# {CANARY}\nset -e\ntest -f /etc/kbench-task-image\n")
+    return load_suite(str(root))
+
+
+def test_a_task_that_names_an_image_runs_in_it_whatever_the_runs_isolation(tmp_path):
+    tag = _image_with_marker("kbench-test-task:1")
+    try:
+        for name, expected in ((tag, "pass"), ("kbench-test-task:absent", "skipped")):
+            suite = _suite_with_image(tmp_path / expected, name)
+            results = []
+            with ScriptedServer(persona="oracle", port=0) as srv:
+                spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=suite.tasks,
+                               url=srv.url, agent="builtin", runs_root=tmp_path / expected / "runs",
+                               work_root=tmp_path / expected / "work", timeout_s=120,
+                               isolation=IsolationConfig(mode="bwrap"))
+                Runner(spec, suite, on_result=results.append).run()
+            [r] = results
+            assert r["outcome"] == expected, r
+            if expected == "skipped":
+                assert "kbench-test-task:absent" in r["detail"] and "make docker-image" in r["detail"]
+    finally:
+        engine.client().images.remove(tag, force=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import secrets
@@ -36,14 +37,32 @@ def missing_requirements(task: Task) -> list[str]:
     missing = [cmd for cmd in task.requires if shutil.which(cmd, path=SYSTEM_PATH) is None]
     if task.unavailable:
         missing.append(task.unavailable)
-    if task.mounts and not bwrap_path():
+    if task.image:
+        why = image_missing(task.image)
+        if why:
+            missing.append(why)
+    elif task.mounts and not bwrap_path():
         missing.append(f"bwrap (the task sees its work folder at {', '.join(task.mounts)})")
     return missing
+
+
+@functools.lru_cache(maxsize=64)
+def image_missing(name: str) -> str | None:
+    """Why a task's image cannot be had here (no engine, or the engine lacks it), once per process."""
+    from sandbox.containers import engine
+
+    try:
+        engine.require_image(name)
+    except engine.EngineUnavailable as e:
+        return f"its image {name}: {e}"
+    return None
 
 
 def task_isolation(task: Task, cfg: IsolationConfig | None) -> IsolationConfig:
     """The sandbox every session of this task gets (setup, agent, hidden test): the run's, plus the task's mounts."""
     cfg = cfg or IsolationConfig()
+    if task.image:
+        cfg = replace(cfg, mode="docker", image=task.image)
     if not task.mounts:
         return cfg
     return replace(cfg, work_mounts=tuple((rel, inside) for inside, rel in sorted(task.mounts.items())))
