@@ -16,6 +16,7 @@ from kbench_dagster import service
 from kbench_dagster.audit_cmd import add_audit_parser
 from kbench_dagster.breakdown_cmd import add_breakdown_parser
 from kbench_dagster.capability_cmd import add_capability_parser
+from kbench_dagster.deploy_cmd import add_deploy_parser
 from kbench_dagster.discover_cmd import add_discover_parser
 from kbench_dagster.endpoints_cmd import add_endpoint_options, add_endpoints_parser, endpoint_settings
 from kbench_dagster.estimate_cmd import add_estimate_parser
@@ -364,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_discover_parser(sub)  # candidate tasks from a local copy of another benchmark
     add_breakdown_parser(sub)  # five jobs three ways
     add_capability_parser(sub)  # klbench's categories: list, audit, run, score
+    add_deploy_parser(sub)  # Dagster in containers on this machine: start, stop, status
     return p
 
 
