@@ -67,7 +67,7 @@ def cmd_breakdown(args) -> int:
             runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, pi_path=args.pi,
             server_slots=args.server_slots, **where)
         spec, kind = service.build_spec(settings, kind, api_key=api_key)
-        slots = server_slots_of(spec)
+        slots = server_slots_of(spec, kind)
         spec = replace(spec, server_slots=slots.slots if slots else 0)
         total = len(spec.tasks) * repeats[way]
         done_before = service.already_done(spec)

@@ -161,7 +161,7 @@ def cmd_run(args) -> int:
         raise ValueError("--seeds must be at least 1")
     spec, kind = service.build_spec(run_settings(args), api_key=service.cli_api_key())
     _isolation(args)  # warns when sessions would run without bubblewrap
-    slots = server_slots_of(spec)  # asked once here, so the header can say it and the run uses the same answer
+    slots = server_slots_of(spec, kind)  # asked once here, so the header can say it and the run uses the same answer
     spec = replace(spec, server_slots=slots.slots if slots else 0)
     total = len(spec.tasks) * len(spec.conds) * args.seeds
     shared = (f"{slots.slots} server slots shared with every run against this URL (--server-slots N sets them)"

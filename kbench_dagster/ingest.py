@@ -17,8 +17,8 @@ TRIALS = "trials"  # sandbox.chatwork.trials.NAME: one row per trial answer in t
 CAPABILITY = "capability"  # sandbox.chatwork.capability.NAME: one row per item reply in capability_results
 ALL_TABLES = ("attempts", "gradings", "kernel_gradings", "textjob_replies", "breakdown_answers", "trial_results",
               "capability_results", "runs", "events_summary", "requests")
-SPEED_FIELDS = ("stream", "finish", "ttft_s", "total_s", "gen_s", "prompt_tokens", "completion_tokens", "gen_tok_s",
-                "server_prompt_tok_s", "server_gen_tok_s")
+SPEED_FIELDS = ("stream", "finish", "ttft_s", "queued_s", "total_s", "gen_s", "prompt_tokens", "completion_tokens",
+                "gen_tok_s", "server_prompt_tok_s", "server_gen_tok_s")
 REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
 
 

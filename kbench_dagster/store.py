@@ -115,6 +115,7 @@ CREATE TABLE IF NOT EXISTS endpoints (
     slots VARCHAR, sampling_defaults JSON, declared JSON, guessed JSON, described_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
+ALTER TABLE requests ADD COLUMN IF NOT EXISTS queued_s DOUBLE;
 -- trial_results columns added since it was first made
 ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS shape VARCHAR;
 ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS response_format VARCHAR;

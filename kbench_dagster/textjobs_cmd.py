@@ -48,7 +48,7 @@ def chat_run_spec(args, kind, units: list, prefix: str, seeds: int):
         runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, server_slots=args.server_slots,
         **where)
     spec, kind = service.build_spec(settings, kind, api_key=api_key)
-    slots = server_slots_of(spec)
+    slots = server_slots_of(spec, kind)
     return replace(spec, server_slots=slots.slots if slots else 0), kind, slots
 
 

@@ -2,14 +2,17 @@
 have more than two requests in flight; a killed holder frees its slot; the server's own /props count is used
 when none is given; and the manifest records the limit that applied."""
 
+import contextlib
 import json
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
+from kbench_dagster import service
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner
 from sandbox.engine.slots import ServerSlots
@@ -134,3 +137,47 @@ def test_a_slots_folder_that_is_not_ours_is_refused(tmp_path):
         with slots.lease():
             pass
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_request_queued_behind_the_clients_own_counts_from_when_the_server_could_start(tmp_path):
+    """One slot and a queue of one: the second request waits at the server until the first ends, and that end is
+    when its time to first token starts; a third would wait for a lease."""
+    slots = ServerSlots("http://127.0.0.1:9/v1", 1, tmp_path / "slots", queue=1)
+    with contextlib.ExitStack() as stack:
+        first, _ = stack.enter_context(slots.request())
+        assert not first.queued and first.start_time() == first.sent
+        with slots.request() as (second, _):
+            assert second.queued and second.started is None
+            assert slots.busy() == 2
+            stack.close()  # the first request ends
+            assert second.started is not None and second.started >= second.sent
+            assert second.start_time() == second.started
+        with slots.request() as (third, _):  # nothing in flight: it starts at once
+            assert not third.queued
+
+
+def test_a_queued_request_whose_reply_came_first_was_never_queued(tmp_path):
+    slots = ServerSlots("http://127.0.0.1:9/v1", 1, tmp_path / "slots", queue=1)
+    with slots.request() as (_first, _):
+        with slots.request() as (second, _):
+            assert second.queued
+        assert second.started == second.sent  # it ended while the first was still in flight
+
+
+def test_chat_requests_may_wait_one_deep_at_the_server_and_agent_sessions_never(tmp_path):
+    with ScriptedServer("oracle", suite="trials", port=0, slots=1, latency=0.2) as srv:
+        settings = service.settings_of(run_id="q", model=srv.model_id, url=srv.url, agent="api", suite="trials",
+                                       tasks="", conds="base", workers=4, runs_root=str(tmp_path / "runs"),
+                                       work_root=str(tmp_path / "work"))
+        spec, kind = service.build_spec(settings)
+        spec = replace(spec, tasks=spec.tasks[:12], slots_root=tmp_path / "slots")
+        results = []
+        Runner(spec, kind, on_result=results.append).run()
+        assert srv.max_in_flight == 1 and srv.max_queued == 1
+    assert {r["outcome"] for r in results} == {"pass"}
+    manifest = json.loads((tmp_path / "runs" / "q" / "manifest.json").read_text())
+    assert manifest["settings"]["server_slots"] == 1 and manifest["settings"]["server_queue"] == 1
+    speeds = [json.loads(line) for p in (tmp_path / "runs" / "q").glob("*/*/s1/events.jsonl")
+              for line in p.read_text().splitlines() if '"speed"' in line]
+    assert len(speeds) >= 12 and all(s["queued_s"] is not None and s["queued_s"] >= 0 for s in speeds)
+    assert any(s["queued_s"] > 0 for s in speeds)

@@ -1,10 +1,12 @@
 """Speed as the client sees it: one stopwatch per model request, read off the reply as it arrives.
 
 Every path to the server measures the same way (the pi proxy, the builtin agent's stream, the chat-only kinds), so
-an endpoint's figures compare across agents. Time to first token runs from sending the request to the first piece
-of generated text (content, reasoning or a tool call); the generation rate counts the tokens after the first over
-the time from the first piece to the last, so it is the decode speed, apart from the prompt's processing. A server
-that reports its own timings (llama.cpp's `timings`) has them kept beside, never in place of, what the wire showed.
+an endpoint's figures compare across agents. Time to first token runs from sending the request (or, for one that
+waited in the server's queue behind this client's own requests, from when the server could start on it; `queued_s`
+says how long it waited: sandbox/engine/slots.py) to the first piece of generated text (content, reasoning or a
+tool call); the generation rate counts the tokens after the first over the time from the first piece to the last,
+so it is the decode speed, apart from the prompt's processing. A server that reports its own timings (llama.cpp's
+`timings`) has them kept beside, never in place of, what the wire showed.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import time
 class Stopwatch:
     """Started when a request goes out; `piece()` at each generated piece, `done()` once the reply is whole."""
 
-    def __init__(self, stream: bool, clock=time.monotonic):
+    def __init__(self, stream: bool, clock=time.monotonic, ticket=None):
         self.stream, self._clock = stream, clock
         self.start = clock()
+        self.ticket = ticket  # sandbox.engine.slots.Ticket: when a request queued at the server could start
         self.first: float | None = None
         self.last: float | None = None
 
@@ -36,9 +39,13 @@ class Stopwatch:
         gen_s = self.last - self.first if self.first is not None and self.last is not None else None
         gen_rate = (completion - 1) / gen_s if gen_s and completion and completion > 1 else None
         timings = timings if isinstance(timings, dict) else {}
+        started = max(self.start, self.ticket.start_time()) if self.ticket is not None else self.start
+        if self.first is not None:
+            started = min(started, self.first)  # the end ahead was read after this reply had begun
         return {
             "stream": self.stream, "finish": finish,
-            "ttft_s": _round(self.first - self.start) if self.first is not None and self.stream else None,
+            "ttft_s": _round(self.first - started) if self.first is not None and self.stream else None,
+            "queued_s": _round(started - self.start),
             "total_s": _round(end - self.start), "gen_s": _round(gen_s),
             "prompt_tokens": _count(usage.get("prompt_tokens")), "completion_tokens": completion,
             "gen_tok_s": _round(gen_rate),

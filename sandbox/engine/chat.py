@@ -21,7 +21,7 @@ from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
 from sandbox.engine.reply_cache import ReplyCache
-from sandbox.engine.slots import ServerSlots, session_slot
+from sandbox.engine.slots import ServerSlots, request_slot
 
 
 class ChatInfra(Exception):
@@ -105,9 +105,9 @@ class ChatSession:
         # streamed, so the reply's speed is seen as it arrives (sandbox/agents/wire.py)
         params = {**asked, "stream": True, "stream_options": {"include_usage": True}}
         t = time.monotonic()
-        with session_slot(self._slots, self.events):
+        with request_slot(self._slots, self.events) as ticket:
             self.slot_wait_s += time.monotonic() - t
-            watch = Stopwatch(stream=True)
+            watch = Stopwatch(stream=True, ticket=ticket)
             try:  # the time left is counted after the wait for a slot: that wait is the attempt's time too
                 stream = self._client.create(params, timeout_s=max(self.deadline - time.monotonic(), 0.5))
                 done = read_reply(stream, self.deadline, watch)

@@ -98,7 +98,7 @@ class Runner:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir.chmod(0o755)
         pi = pi_version(node_modules_of(self.spec.pi_path)) if self.spec.agent == "pi" else None
-        self.slots = server_slots_of(self.spec)
+        self.slots = server_slots_of(self.spec, self.kind)
         self.spec = replace(self.spec, server_slots=self.slots.slots if self.slots else 0)  # the manifest's record
         try:
             write_manifest(self.spec, self.kind, self.run_dir, pi)

@@ -16,6 +16,7 @@ import stat
 import tempfile
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Iterator
 
@@ -36,6 +37,9 @@ def _released(folder: Path) -> threading.Condition:
 # A server that says nothing of its capacity gets one session at a time: never overloaded, and a queued request
 # never eats an agent's time limit; `--server-slots N` (KBENCH_SLOTS for Dagster) raises it, 0 lifts the limit.
 UNKNOWN_SERVER_SLOTS = 1
+# Requests of the chat-only kinds let wait at the server beyond its slots: one keeps every slot busy through the
+# client's turn-around (reading a reply, grading, sending the next); more would only lengthen the queue.
+CHAT_QUEUE = 1
 
 
 def slot_capacity(configured: int | None, url: str, api_key: str | None = None) -> int:
@@ -57,14 +61,78 @@ def server_key(url: str) -> str:
     return hashlib.sha256(root.encode()).hexdigest()[:16]
 
 
-class ServerSlots:
-    """`slots` leases for the server at `url`, shared by every process that uses the same folder."""
+class Ticket:
+    """One request to the server: when it was sent, and when the server could start on it. A request sent while
+    every slot is busy (as this process counts them) waits in the server's queue until one of the requests ahead
+    ends; the server takes its queue in order, so that end is when it started, and its time to first token counts
+    from there (the client's reading of the end lags the server by a little: the figure errs short by that)."""
 
-    def __init__(self, url: str, slots: int, root: Path | None = None):
+    def __init__(self, queued: bool):
+        self.sent = time.monotonic()
+        self.queued = queued
+        self.started: float | None = None if queued else self.sent
+
+    def start_time(self) -> float:
+        """When the server started on it. A queued request still waiting when its reply came was never queued:
+        the server had room this process did not know of."""
+        return self.started if self.started is not None else self.sent
+
+
+class _Occupancy:
+    """This process's requests in flight to one server, and its queued ones in the order they were sent."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.waiting: deque[Ticket] = deque()
+
+    def sent(self, slots: int) -> Ticket:
+        with self.lock:
+            ticket = Ticket(queued=self.in_flight >= slots)
+            self.in_flight += 1
+            if ticket.queued:
+                self.waiting.append(ticket)
+            return ticket
+
+    def ended(self, ticket: Ticket) -> None:
+        with self.lock:
+            self.in_flight -= 1
+            if ticket.started is None:  # ended without a request ahead ending: never waited on one
+                self.waiting.remove(ticket)
+                ticket.started = ticket.sent
+            if self.waiting:
+                self.waiting.popleft().started = time.monotonic()
+
+
+_OCCUPANCY: dict[Path, _Occupancy] = {}
+
+
+class ServerSlots:
+    """`slots` leases for the server at `url`, shared by every process that uses the same folder; `queue` more let
+    that many requests wait in the server's own queue, so a slot never idles between one request's end and the
+    next one's arrival (the chat-only kinds: their requests are short, and the client's turn-around is a tenth of
+    them). Agent sessions take none: a session queued at the server would spend its time limit waiting."""
+
+    def __init__(self, url: str, slots: int, root: Path | None = None, queue: int = 0):
         if slots < 1:
             raise ValueError(f"server slots must be at least 1, got {slots}")
-        self.url, self.slots = url, slots
+        if queue < 0:
+            raise ValueError(f"a server queue cannot be negative, got {queue}")
+        self.url, self.slots, self.queue = url, slots, queue
         self.folder = (root or default_root()) / server_key(url)
+        with _RELEASED_LOCK:
+            self._occupancy = _OCCUPANCY.setdefault(self.folder, _Occupancy())
+
+    @contextlib.contextmanager
+    def request(self) -> Iterator[tuple[Ticket, float]]:
+        """Hold a lease (a slot, or a place in the server's queue) for one request: yields its ticket and the seconds
+        waited for the lease."""
+        with self.lease() as (_i, waited):
+            ticket = self._occupancy.sent(self.slots)
+            try:
+                yield ticket, waited
+            finally:
+                self._occupancy.ended(ticket)
 
     @contextlib.contextmanager
     def lease(self) -> Iterator[tuple[int, float]]:
@@ -73,7 +141,7 @@ class ServerSlots:
         released = _released(self.folder)
         start = time.monotonic()
         while True:
-            for i in range(self.slots):
+            for i in range(self.slots + self.queue):
                 fd = os.open(self.folder / f"slot-{i}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -103,7 +171,7 @@ class ServerSlots:
     def busy(self) -> int:
         """How many slots are held right now (for progress lines and tests)."""
         held = 0
-        for i in range(self.slots):
+        for i in range(self.slots + self.queue):
             path = self.folder / f"slot-{i}.lock"
             if not path.exists():
                 continue
@@ -127,3 +195,15 @@ def session_slot(slots: ServerSlots | None, events: EventLog):
         if waited >= 1.0:
             events.write({"type": "slot_wait", "slot": slot, "seconds": round(waited, 2)})
         yield
+
+
+@contextlib.contextmanager
+def request_slot(slots: ServerSlots | None, events: EventLog) -> Iterator[Ticket | None]:
+    """Hold a lease for one request of a chat-only kind: yields its ticket (None without a slot limit)."""
+    if slots is None:
+        yield None
+        return
+    with slots.request() as (ticket, waited):
+        if waited >= 1.0:
+            events.write({"type": "slot_wait", "seconds": round(waited, 2)})
+        yield ticket

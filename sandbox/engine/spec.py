@@ -17,7 +17,7 @@ from sandbox.engine.chat import ChatClient
 from sandbox.engine.conditions import Condition
 from sandbox.engine.kinds import WorkKind
 from sandbox.engine.records import environment_versions, gpus, write_json_atomic
-from sandbox.engine.slots import ServerSlots, slot_capacity
+from sandbox.engine.slots import CHAT_QUEUE, ServerSlots, slot_capacity
 from sandbox.isolation import uids
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.diskspace import RESERVE_BYTES
@@ -121,7 +121,7 @@ def write_manifest(spec: RunSpec, kind: WorkKind, run_dir: Path, pi: str | None)
     path = run_dir / "manifest.json"
     manifest = {
         "run_id": spec.run_id,
-        "settings": spec.settings(),
+        "settings": {**spec.settings(), "server_queue": server_queue_of(kind) if spec.server_slots else None},
         "suite": {"name": kind.name, "fingerprint": kind.fingerprint, "tasks": len(kind.units),
                   "graded": "later" if spec.defer_grading else "in the run"},
         "versions": environment_versions(pi),
@@ -148,10 +148,15 @@ def write_manifest(spec: RunSpec, kind: WorkKind, run_dir: Path, pi: str | None)
     return manifest
 
 
-def server_slots_of(spec: RunSpec) -> ServerSlots | None:
+def server_queue_of(kind: WorkKind) -> int:
+    """Requests let wait in the server's queue beyond its slots: for the chat-only kinds only (slots.py)."""
+    return 0 if kind.runs_agent else CHAT_QUEUE
+
+
+def server_slots_of(spec: RunSpec, kind: WorkKind) -> ServerSlots | None:
     """The cross-run limit on sessions at once for the spec's server, if there is one."""
     n = slot_capacity(spec.server_slots, spec.url, spec.api_key)
-    return ServerSlots(spec.url, n, spec.slots_root) if n else None
+    return ServerSlots(spec.url, n, spec.slots_root, queue=server_queue_of(kind)) if n else None
 
 
 API_AGENT = "api"  # the agent name of runs whose kind asks the server itself (sandbox/engine/chat.py)

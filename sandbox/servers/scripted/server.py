@@ -239,6 +239,7 @@ class ScriptedServer:
         self._first_request = self._last_reply = 0.0  # monotonic; 0: none yet
         self.sampling_seen: list[dict] = []  # per chat request: the temperature, top_p and seed it carried
         self._in_flight = self._max_in_flight = 0
+        self._queued = self._max_queued = 0
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -302,6 +303,11 @@ class ScriptedServer:
         a slot, nor the writing of the reply, which a client may see end after its next request began)."""
         return self._max_in_flight
 
+    @property
+    def max_queued(self) -> int:
+        """The most chat requests waiting for a slot at once so far (with slots: the server's own queue)."""
+        return self._max_queued
+
     # --- logging ------------------------------------------------------------------------------------------
 
     def _say(self, line: str) -> None:
@@ -350,7 +356,12 @@ class ScriptedServer:
         include_usage = stream and bool((req.get("stream_options") or {}).get("include_usage"))
         max_tokens = req.get("max_completion_tokens") or req.get("max_tokens")
         max_tokens = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None
+        with self._count_lock:
+            self._queued += 1
+            self._max_queued = max(self._max_queued, self._queued)
         with self._slots or contextlib.nullcontext():  # held while the reply is paced and written, as a real server
+            with self._count_lock:
+                self._queued -= 1
             start = time.monotonic() + self.latency  # the pacing clock: the slot is held and the latency has passed
             try:
                 result = self._work_on(conv)
