@@ -3,13 +3,11 @@ PostgreSQL storage and every run in a container (kbench_dagster/deploy)."""
 
 from __future__ import annotations
 
-import sys
-
 
 def cmd_start(args) -> int:
     from kbench_dagster.deploy import local
 
-    local.start(port=args.port, log=lambda line: print(line, file=sys.stderr))
+    local.start(port=args.port)
     return 0
 
 

@@ -192,8 +192,9 @@ def start(port: int | None = None, log=print, wait_s: float = 180.0) -> str:
             raise RuntimeError(f"the deployment did not start ({why}); it was stopped again\n{logs}")
         time.sleep(1)
     url = f"http://127.0.0.1:{port}"
-    log(f"Dagster UI on {url} (DAGSTER_HOME={d.home}); runs start in containers of {image.name}; "
-        "`kbench deploy stop` ends it all")
+    log(f"Dagster UI on {url}; runs start in containers of {image.name}; `kbench deploy stop` ends it all\n"
+        f"the dagster CLI reaches it with DAGSTER_HOME={d.home} and "
+        f"{PASSWORD_ENV}=\"$(cat {d.cluster.password_file})\"")
     return url
 
 

@@ -83,9 +83,11 @@ def leftovers(home: Path, cluster_folder: Path) -> list[str]:
     for p in psutil.process_iter(["status", "name"]):
         if p.pid == os.getpid() or p.info["status"] == psutil.STATUS_ZOMBIE:
             continue
-        if _env_of(p).get("DAGSTER_HOME") == str(home) or _cwd_under(p, cluster_folder):
-            try:
-                found.append(f"pid {p.pid} ({' '.join(p.cmdline())[:120] or p.info['name']})")
-            except psutil.Error:
-                continue
+        try:
+            cmd = " ".join(p.cmdline())
+        except psutil.Error:
+            continue
+        # a shell that merely exported the deployment's DAGSTER_HOME is no part of it; a dagster process is
+        if ("dagster" in cmd and _env_of(p).get("DAGSTER_HOME") == str(home)) or _cwd_under(p, cluster_folder):
+            found.append(f"pid {p.pid} ({cmd[:120] or p.info['name']})")
     return found
