@@ -94,12 +94,16 @@ def backfill(d: Deployment, env: dict, partitions: list[str]) -> None:
     assert cp.returncode == 0, cp.stdout[-2000:] + cp.stderr[-2000:]
 
 
-def benchmark_runs(d: Deployment) -> list:
+def runs_of(d: Deployment, **filters) -> list:
     instance = dg.DagsterInstance.from_config(str(d.home))
     try:
-        return list(instance.get_runs(filters=dg.RunsFilter(job_name="benchmark")))
+        return list(instance.get_runs(filters=dg.RunsFilter(**filters)))
     finally:
         instance.dispose()
+
+
+def benchmark_runs(d: Deployment) -> list:
+    return runs_of(d, job_name="benchmark")
 
 
 def rows(store_path: str, sql: str) -> list[tuple] | None:
@@ -188,6 +192,13 @@ def test_backfill_runs_in_containers_on_postgres_and_stop_leaves_nothing(tmp_pat
                 assert {r[0] for r in cur.fetchall()} == {r.run_id for r in runs}
         finally:
             con.close()
+
+        # the results automation follows in run containers too, and its board lands on the host
+        board = Path(store).parent / "board" / "index.html"
+        automation = wait_for(lambda: (r := runs_of(d, tags={"dagster/auto_materialize": "true"}))
+                              and all(x.is_finished for x in r) and board.exists() and r,
+                              240, "the results automation's runs and the board")
+        assert {r.status for r in automation} == {dg.DagsterRunStatus.SUCCESS}
 
         assert_nothing_left(d, env)
 

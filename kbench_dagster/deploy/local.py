@@ -90,8 +90,13 @@ class Deployment:
         return env
 
     def run_containers(self, image: str, env: dict[str, str]) -> RunContainers:
-        store = Path(env["KBENCH_DB"])
-        rw = [Path(env["KBENCH_WORK"]), Path(env["KBENCH_RUNS"]), store, store.parent / "board", self.home, self.tmp,
+        # The board is rebuilt by replacing its folder (the store's sibling, ResultsDB.board_dir), and a mount
+        # point cannot be removed: the folder holding both is what is mounted.
+        results = Path(env["KBENCH_DB"]).parent
+        if results == Path("/"):
+            raise RuntimeError(f"KBENCH_DB={env['KBENCH_DB']}: the run containers mount the folder holding the store "
+                               "and the board, which cannot be /: give the store a folder of its own")
+        rw = [Path(env["KBENCH_WORK"]), Path(env["KBENCH_RUNS"]), results, self.home, self.tmp,
               Path.home() / ".cache" / "kbench" / "node"]  # pi's exec-only copy of node, which its sandbox binds
         private = [Path(env["KBENCH_UIDS_DIR"]), Path(env["KBENCH_SLOTS_DIR"])]  # checked to be root's, 0700
         for folder in rw:
@@ -158,7 +163,7 @@ def start(port: int | None = None, log=print, wait_s: float = 180.0) -> str:
     d.root.chmod(0o755)  # the postgres account passes through it to its own folder
     for folder in (d.logs, d.tmp):
         folder.mkdir(exist_ok=True)
-    d.tmp.chmod(0o1777)  # sandbox uids make their own folders in the workers' TMPDIR
+    d.tmp.chmod(0o1777)  # the run workers' /tmp: the same mode
 
     image = code_image.build(client, log=log)
     how = f"built in {image.seconds:.0f}s from a {image.context_bytes / 2**20:.0f} MiB context" if image.built \
