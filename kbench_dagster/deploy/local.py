@@ -143,10 +143,35 @@ def _webserver_up(port: int) -> bool:
         return False
 
 
-def start(port: int | None = None, log=print, wait_s: float = 180.0) -> str:
-    """Start whatever is not running; the UI's URL. A part left running alone is stopped first."""
+def _start_services(d: Deployment, port: int, pg_port: int, image: str, settings: dict, wait_s: float) -> None:
+    """DAGSTER_HOME, then the daemon and the webserver, each the leader of its own process group; returns once the
+    webserver answers."""
     from kbench_dagster.ui import pool_slots
 
+    env = {**os.environ, **settings, "DAGSTER_HOME": str(d.home), "DOCKER_HOST": settings["KBENCH_DOCKER_HOST"],
+           PASSWORD_ENV: d.cluster.password()}
+    os.environ[PASSWORD_ENV] = env[PASSWORD_ENV]  # for the instance write_home opens here
+    write_home(d.home, pg_port, d.run_containers(image, settings), pool_slots())
+    bin_dir = Path(sys.executable).parent
+    workspace = str(REPO / "workspace.yaml")
+    state = {"port": port, "pg_port": pg_port, "image": image, "started_at": time.time()}
+    state["daemon"] = procs.spawn([str(bin_dir / "dagster-daemon"), "run", "-w", workspace], REPO, env,
+                                  d.logs / "daemon.log")
+    state["webserver"] = procs.spawn([str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(port),
+                                      "-w", workspace], REPO, env, d.logs / "webserver.log")
+    d._save(state)
+    deadline = time.monotonic() + wait_s
+    while not _webserver_up(port):
+        dead = [n for n in SERVICES if not procs.alive(state[n])]
+        if dead or time.monotonic() > deadline:
+            why = f"{dead[0]} exited" if dead else f"the webserver did not answer within {wait_s:.0f}s"
+            logs = "\n".join(f"--- {n}.log\n{_tail(state[n]['log'])}" for n in SERVICES)
+            raise RuntimeError(f"the deployment did not start ({why}); it was stopped again\n{logs}")
+        time.sleep(1)
+
+
+def start(port: int | None = None, log=print, wait_s: float = 180.0) -> str:
+    """Start whatever is not running; the UI's URL. A part left running alone is stopped first."""
     d = Deployment()
     client = engine.client()
     if d.running():
@@ -165,37 +190,18 @@ def start(port: int | None = None, log=print, wait_s: float = 180.0) -> str:
         folder.mkdir(exist_ok=True)
     d.tmp.chmod(0o1777)  # the run workers' /tmp: the same mode
 
+    settings = d.settings_env()  # its complaints come before anything starts
     image = code_image.build(client, log=log)
     how = f"built in {image.seconds:.0f}s from a {image.context_bytes / 2**20:.0f} MiB context" if image.built \
         else "unchanged, reused"
     log(f"code image {image.name} ({image.size_bytes / 2**30:.2f} GiB): {how}")
     pg_port = d.cluster.start(_free_port())
     log(f"PostgreSQL on 127.0.0.1:{pg_port} (cluster {d.cluster.data})")
-
-    settings = d.settings_env()
-    runs = d.run_containers(image.name, settings)
-    env = {**os.environ, **settings, "DAGSTER_HOME": str(d.home), "DOCKER_HOST": settings["KBENCH_DOCKER_HOST"],
-           PASSWORD_ENV: d.cluster.password()}
-    os.environ[PASSWORD_ENV] = env[PASSWORD_ENV]  # for the instance write_home opens here
-    write_home(d.home, pg_port, runs, pool_slots())
-
-    bin_dir = Path(sys.executable).parent
-    workspace = str(REPO / "workspace.yaml")
-    state = {"port": port, "pg_port": pg_port, "image": image.name, "started_at": time.time()}
-    state["daemon"] = procs.spawn([str(bin_dir / "dagster-daemon"), "run", "-w", workspace], REPO, env,
-                                  d.logs / "daemon.log")
-    state["webserver"] = procs.spawn([str(bin_dir / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(port),
-                                      "-w", workspace], REPO, env, d.logs / "webserver.log")
-    d._save(state)
-    deadline = time.monotonic() + wait_s
-    while not _webserver_up(port):
-        dead = [n for n in SERVICES if not procs.alive(state[n])]
-        if dead or time.monotonic() > deadline:
-            why = f"{dead[0]} exited" if dead else f"the webserver did not answer within {wait_s:.0f}s"
-            logs = "\n".join(f"--- {n}.log\n{_tail(state[n]['log'])}" for n in SERVICES)
-            stop(d, log=lambda *_: None)
-            raise RuntimeError(f"the deployment did not start ({why}); it was stopped again\n{logs}")
-        time.sleep(1)
+    try:
+        _start_services(d, port, pg_port, image.name, settings, wait_s)
+    except BaseException:
+        stop(d, log=lambda *_: None)  # no half deployment is left for the next start to find
+        raise
     url = f"http://127.0.0.1:{port}"
     log(f"Dagster UI on {url}; runs start in containers of {image.name}; `kbench deploy stop` ends it all\n"
         f"the dagster CLI reaches it with DAGSTER_HOME={d.home} and "
@@ -265,6 +271,9 @@ def status(log=print) -> bool:
         counts = {s: sum(c.status == s for c in runs) for s in sorted({c.status for c in runs})}
         shown = ", ".join(f"{n} {s}" for s, n in counts.items()) or "none"
         log(f"  {'runs':10} containers: {shown}; code image {state.get('image', '(none yet)')}")
+        orphans = containers.orphan_sandboxes(client)
+        if orphans:
+            log(f"  {'sandboxes':10} {len(orphans)} left by dead run workers (`kbench deploy stop` removes them)")
     except engine.EngineUnavailable as e:
         log(f"  {'runs':10} unknown: {e}")
     up = all(alive.values()) and pg is not None
