@@ -19,6 +19,7 @@ from kbench_dagster.deploy import code_image, containers, procs
 from kbench_dagster.deploy.instance import RunContainers, write_home
 from kbench_dagster.deploy.postgres import PASSWORD_ENV, Cluster
 from sandbox.containers import engine
+from sandbox.containers.image import image_name as sandbox_image
 from sandbox.engine import slots
 from sandbox.isolation import uids
 from sandbox.isolation.trees import remove_tree
@@ -86,7 +87,7 @@ class Deployment:
         env.update(KBENCH_DB=str(store.resolve()), KBENCH_RUNS=str((REPO / runs).resolve()),
                    KBENCH_WORK=str(check_outside_repo(default_work_root())), KBENCH_ISOLATION="docker",
                    KBENCH_DOCKER_HOST=engine.engine_url(), KBENCH_UIDS_DIR=str(uids.default_root()),
-                   KBENCH_SLOTS_DIR=str(slots.default_root()))
+                   KBENCH_SLOTS_DIR=str(slots.default_root()), KBENCH_SANDBOX_IMAGE=sandbox_image())
         return env
 
     def run_containers(self, image: str, env: dict[str, str]) -> RunContainers:
