@@ -87,7 +87,22 @@ def build(client, log=print) -> str:
             client.api.import_image_from_data(fh, repository=REPOSITORY, tag=recipe_tag(),
                                               changes=['CMD ["/bin/bash"]', "ENV LANG=C.UTF-8"])
     client.images.get(name).tag(REPOSITORY, "latest")
+    _remove_older(client, name)
     return name
+
+
+def _remove_older(client, keep: str) -> None:
+    """Base images of earlier recipes: nothing runs on them once the new one is built (an image a container still
+    uses stays, the engine refuses to remove it)."""
+    import docker
+
+    for img in client.images.list(REPOSITORY):
+        for tag in img.tags:
+            if tag not in (keep, f"{REPOSITORY}:latest"):
+                try:
+                    client.images.remove(tag)
+                except docker.errors.APIError:
+                    pass
 
 
 def main() -> int:
