@@ -9,7 +9,8 @@ import dagster as dg
 from assets.runs import cell_settings, registered_model
 from gpu.kind import KernelTasks
 from kbench_dagster import service
-from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
+from kbench_dagster.keys import parse_cell
+from kbench_dagster.partitions import keys_of, run_partitions
 from kbench_dagster.pools import GPU_POOL, MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
 from kbench_dagster.store import ResultsStore

@@ -6,7 +6,8 @@ from pathlib import Path
 import dagster as dg
 
 from kbench_dagster import service
-from kbench_dagster.partitions import keys_of, parse_cell, run_partitions
+from kbench_dagster.keys import parse_cell
+from kbench_dagster.partitions import keys_of, run_partitions
 from kbench_dagster.pools import MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings, SuiteSource
 from kbench_dagster.store import ResultsStore

@@ -13,8 +13,8 @@ import json
 import sys
 
 from kbench_dagster import service
+from kbench_dagster.keys import check_endpoint_name
 from kbench_dagster.parquet_store import open_store
-from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
 from sandbox.servers.hardware import HARDWARE_CLASSES, endpoint_record

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from kbench_dagster import service
+from kbench_dagster.keys import model_key
 from kbench_dagster.parquet_store import open_store
-from kbench_dagster.partitions import model_key
 from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import visible
 from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig

@@ -9,8 +9,8 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
+from kbench_dagster.keys import check_endpoint_name
 from kbench_dagster.parquet_store import open_store
-from kbench_dagster.partitions import check_endpoint_name
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.engine.slots import slot_capacity
 from sandbox.isolation.bwrap import IsolationConfig

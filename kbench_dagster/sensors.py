@@ -3,7 +3,8 @@
 
 import dagster as dg
 
-from kbench_dagster.partitions import CELLS, model_key, model_partitions
+from kbench_dagster.keys import CELLS, model_key
+from kbench_dagster.partitions import model_partitions
 from kbench_dagster.resources import ModelEndpoints, ResultsDB
 from sandbox.servers.hardware import endpoint_record
 

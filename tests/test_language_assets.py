@@ -9,7 +9,7 @@ from assets.capability import capability_results
 from assets.language import breakdown_answers, textjob_replies
 from assets.trials import trial_results
 from kbench_dagster.cli import main
-from kbench_dagster.partitions import model_key
+from kbench_dagster.keys import model_key
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
 from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer

@@ -12,7 +12,7 @@ from assets.suites import task_suites
 from kbench_dagster import pools
 from kbench_dagster.cli import main
 from kbench_dagster.definitions import defs
-from kbench_dagster.partitions import model_key
+from kbench_dagster.keys import model_key
 from kbench_dagster.reporting.board_data import aggregates, attempts_for_board
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.reporting.loaders import load_results

@@ -15,7 +15,7 @@ from assets.results import results
 from assets.runs import agent_runs, gradings
 from assets.suites import task_suites
 from kbench_dagster.definitions import defs
-from kbench_dagster.partitions import model_key, parse_cell
+from kbench_dagster.keys import model_key, parse_cell
 from kbench_dagster.resources import (
     AgentSettings,
     ModelEndpoints,
