@@ -19,9 +19,12 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
+
 from sandbox.containers import engine, image
 from sandbox.isolation import seccomp
 from sandbox.isolation.limits import MB, Limits
+from sandbox.isolation.procs import session_processes
 
 LABEL = "kbench.sandbox"
 INFRA_EXIT = 137  # SIGKILL: what a container killed from outside reports
@@ -70,6 +73,13 @@ class _Frames:
             self.buf = self.buf[8:]
 
 
+def _create_time(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
 def _mount(src, dest: str, read_only: bool):
     from docker.types import Mount
 
@@ -112,9 +122,17 @@ class ContainerProcess:
             self.stdout = _Frames(self._sock)
             self.client.api.start(self.container)
             self.pid = self.client.api.inspect_container(self.container)["State"]["Pid"]
+            self._born = _create_time(self.pid)
         except BaseException:
             self.remove()
             raise
+
+    def processes(self) -> dict:
+        """Every process of the container, as the host sees them: its init and what descends from it. The init is
+        not our child, so once it has ended its pid may be another process's: then there are none."""
+        if not self.pid or _create_time(self.pid) != self._born:
+            return {}
+        return session_processes(self.pid)
 
     def feed(self, data: bytes | None) -> None:
         """The command's stdin: `data`, then end of file (without data, end of file at once)."""

@@ -198,7 +198,7 @@ def run_session(
             proc = ContainerProcess(cmd, workdir, home, tmp, uid=uid, limits=limits, env=full_env,
                                     ro_binds=[*cfg.extra_ro_binds, *ro_binds], rw_binds=list(rw_binds),
                                     work_mounts=cfg.work_mounts, network=network, label=label, image_name=cfg.image)
-            finder = lambda: session_processes(proc.pid)  # noqa: E731 - every process of it descends from its init
+            finder = proc.processes
 
             def hard_kill() -> None:
                 proc.kill()  # the init's end takes the container's pid namespace, and every process in it
