@@ -69,12 +69,15 @@ def test_a_hostile_agent_is_contained_in_a_container(agent, tmp_path):
     assert engine.client().containers.list(all=True, filters={"label": LABEL}) == []
 
 
-def _kill_the_first_sandbox_container(stop: threading.Event, killed: list) -> None:
+def _kill_the_first_sandbox_container(stop: threading.Event, killed: list, how: str = "kill") -> None:
     api = engine.client().api
     while not stop.is_set() and not killed:
         for c in api.containers(filters={"label": LABEL}):
             try:
-                api.kill(c["Id"])
+                if how == "stop":  # SIGTERM, passed on to the command by the container's init
+                    api.stop(c["Id"], timeout=10)
+                else:
+                    api.kill(c["Id"])
                 killed.append(c["Id"])
                 return
             except Exception:  # it ended by itself first: the next one
@@ -82,8 +85,9 @@ def _kill_the_first_sandbox_container(stop: threading.Event, killed: list) -> No
         time.sleep(0.05)
 
 
-def test_a_session_container_killed_from_outside_is_lost_not_scored(work):
-    killer = threading.Thread(target=_kill_the_first_sandbox_container, args=(threading.Event(), []))
+@pytest.mark.parametrize("how", ["kill", "stop"])
+def test_a_session_container_killed_from_outside_is_lost_not_scored(work, how):
+    killer = threading.Thread(target=_kill_the_first_sandbox_container, args=(threading.Event(), [], how))
     killer.start()
     with pytest.raises(ContainerLost, match="killed from outside"):
         run_session(["bash", "-c", "sleep 30"], work, limits=AGENT_LIMITS.with_(timeout_s=60), cfg=DOCKER)

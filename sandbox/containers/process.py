@@ -27,7 +27,9 @@ from sandbox.isolation.limits import MB, Limits
 from sandbox.isolation.procs import session_processes
 
 LABEL = "kbench.sandbox"
-INFRA_EXIT = 137  # SIGKILL: what a container killed from outside reports
+# what a container stopped from outside reports: SIGKILL (docker kill, a forced removal) or SIGTERM (docker stop,
+# passed on by its init)
+OUTSIDE_EXITS = (137, 143)
 
 
 class ContainerLost(RuntimeError):
@@ -173,7 +175,7 @@ class ContainerProcess:
 
     def outside_kill(self) -> str | None:
         """Why the container ended other than by its own command or our watchdog, if it did: an infra failure."""
-        if self.killed_by_us or self.returncode != INFRA_EXIT:
+        if self.killed_by_us or self.returncode not in OUTSIDE_EXITS:
             return None
         state = self.client.api.inspect_container(self.container)["State"]
         if state.get("OOMKilled"):
@@ -181,8 +183,9 @@ class ContainerProcess:
         since = int(time.time()) - 86400
         events = self.client.api.events(since=since, until=int(time.time()) + 1, decode=True,
                                         filters={"container": self.container, "event": "kill"})
-        if any(e.get("Actor", {}).get("Attributes", {}).get("signal") == "9" for e in events):
-            return "the sandbox container was killed from outside the session (docker kill)"
+        signals = [e.get("Actor", {}).get("Attributes", {}).get("signal") for e in events]
+        if signals:
+            return f"the sandbox container was killed from outside the session (signal {signals[-1]})"
         return None
 
     def oom_killed(self) -> bool:

@@ -195,9 +195,14 @@ def run_session(
         start = time.monotonic()
         if isolation == "docker":
             uid = cfg.run_as_uid if cfg.drops_uid else os.getuid()
-            proc = ContainerProcess(cmd, workdir, home, tmp, uid=uid, limits=limits, env=full_env,
-                                    ro_binds=[*cfg.extra_ro_binds, *ro_binds], rw_binds=list(rw_binds),
-                                    work_mounts=cfg.work_mounts, network=network, label=label, image_name=cfg.image)
+            try:
+                proc = ContainerProcess(cmd, workdir, home, tmp, uid=uid, limits=limits, env=full_env,
+                                        ro_binds=[*cfg.extra_ro_binds, *ro_binds], rw_binds=list(rw_binds),
+                                        work_mounts=cfg.work_mounts, network=network, label=label,
+                                        image_name=cfg.image)
+            except BaseException:  # no engine, no image: the session never began, and leaves nothing
+                trees.remove_tree(scratch, ignore_errors=True)
+                raise
             finder = proc.processes
 
             def hard_kill() -> None:
