@@ -17,11 +17,18 @@ TEMPLATE = Path(__file__).with_name("dagster.yaml")
 
 def prepare_home(home: Path, slots: int, gpus: int = 1) -> Path:
     """DAGSTER_HOME with our instance settings and the pool limits: the model server's slots, one per GPU."""
-    import dagster as dg
-
     home.mkdir(parents=True, exist_ok=True)
     text = re.sub(r"default_limit: \d+", f"default_limit: {slots}", TEMPLATE.read_text())
     (home / "dagster.yaml").write_text(text)
+    set_pool_limits(home, slots, gpus)
+    return home
+
+
+def set_pool_limits(home: Path, slots: int, gpus: int = 1) -> None:
+    """The pools' limits live in the instance's event log storage (SQLite here, PostgreSQL in a deployment): set
+    once the instance's dagster.yaml is written."""
+    import dagster as dg
+
     instance = dg.DagsterInstance.from_config(str(home))
     try:
         limits = {MODEL_SERVER_POOL: slots, GPU_POOL: gpus}
@@ -29,7 +36,6 @@ def prepare_home(home: Path, slots: int, gpus: int = 1) -> Path:
             instance.event_log_storage.set_concurrency_slots(pool, limits[pool])
     finally:
         instance.dispose()
-    return home
 
 
 def start_dagster_dev(home: Path, port: int, env: dict | None = None, log=None) -> subprocess.Popen:

@@ -1,6 +1,7 @@
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import textwrap
@@ -24,6 +25,24 @@ ISOLATIONS = [pytest.param("bwrap", marks=needs_bwrap), "none"]
 # leaves them out; `make test-integration` starts its own engine, builds the base image and runs them.
 DOCKER = pytest.param("docker", marks=pytest.mark.docker)
 SANDBOXES = [pytest.param("bwrap", marks=needs_bwrap), DOCKER]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(check, timeout_s: float, what: str):
+    """Poll `check` until it returns something true (returned); the timeout is a safety stop, never a verdict on
+    speed: it fails the test only when the thing never happens."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(1)
+    raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
 
 
 @pytest.fixture

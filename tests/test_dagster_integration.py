@@ -1,37 +1,19 @@
 """Opt-in (make test-integration): the real `dagster dev` daemon runs a backfill of 2 models x 2 cells."""
 
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import dagster as dg
 import pytest
-from conftest import REPO
+from conftest import REPO, free_port, wait_for
 
 from kbench_dagster.store import ResultsStore, StoreBusy
 from kbench_dagster.ui import prepare_home, start_dagster_dev, stop_group
 from sandbox.servers.scripted import ScriptedServer
 
 pytestmark = pytest.mark.integration
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(check, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(2)
-    raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
 
 
 def test_backfill_of_two_models_by_two_cells_lands_in_duckdb(tmp_path):

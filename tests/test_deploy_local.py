@@ -4,7 +4,6 @@ and `kbench deploy stop` leaving nothing behind."""
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,7 +14,7 @@ from pathlib import Path
 import dagster as dg
 import psutil
 import pytest
-from conftest import REPO
+from conftest import REPO, free_port, wait_for
 
 from kbench_dagster.deploy import containers
 from kbench_dagster.deploy.instance import LABEL
@@ -29,22 +28,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.docker]
 
 BIN = Path(sys.executable).parent
 MODEL_FAILURES = {"wrong", "nofile", "crash", "timeout"}  # what a model is scored with: never an infra cut's due
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(check, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(1)
-    raise AssertionError(f"timed out after {timeout_s:.0f}s waiting for {what}")
 
 
 def kbench_deploy(action: str, env: dict, *extra: str) -> subprocess.CompletedProcess:

@@ -9,9 +9,6 @@ kbench process's, hold their uid, and are never touched.
 
 from __future__ import annotations
 
-import fcntl
-import os
-
 from kbench_dagster.deploy.instance import LABEL
 from sandbox.containers.process import LABEL as SANDBOX_LABEL
 from sandbox.isolation import uids
@@ -21,28 +18,13 @@ def run_containers(client, label: str) -> list:
     return client.containers.list(all=True, filters={"label": f"{LABEL}={label}"})
 
 
-def _leased(uid: int) -> bool:
-    """Someone holds the uid's lock. Probing takes it for an instant: a lease asked for meanwhile tries the next."""
-    try:
-        fd = os.open(uids.default_root() / f"uid-{uid}.lock", os.O_RDWR | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 def orphan_sandboxes(client) -> list:
-    pool = uids.pool().uids
+    pool = uids.pool()
     found = []
     for c in client.containers.list(all=True, filters={"label": SANDBOX_LABEL}):
         user = (c.attrs.get("Config") or {}).get("User") or ""
         uid = user.split(":")[0]
-        if uid.isdigit() and int(uid) in pool and not _leased(int(uid)):
+        if uid.isdigit() and int(uid) in pool.uids and not pool.held(int(uid)):
             found.append(c)
     return found
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from kbench_dagster.pools import GPU_POOL, MODEL_SERVER_POOL, POOLS
+from kbench_dagster.ui import set_pool_limits
 
 TEMPLATE = Path(__file__).with_name("dagster.yaml")
 LABEL = "kbench.deploy"  # on every run container; its value is the deployment's folder
@@ -41,17 +41,9 @@ def render(pg_port: int, runs: RunContainers, slots: int) -> str:
 
 
 def write_home(home: Path, pg_port: int, runs: RunContainers, slots: int, gpus: int = 1) -> Path:
-    """Write dagster.yaml, then the pools' limits: they live in the event log storage, so in PostgreSQL, and can be
-    set only once the instance opens (the database password must be in this process's environment)."""
-    import dagster as dg
-
+    """Write dagster.yaml, then the pools' limits, which live in PostgreSQL: the instance opens only with the
+    database password in this process's environment."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "dagster.yaml").write_text(render(pg_port, runs, slots))
-    instance = dg.DagsterInstance.from_config(str(home))
-    try:
-        limits = {MODEL_SERVER_POOL: slots, GPU_POOL: gpus}
-        for pool in POOLS:
-            instance.event_log_storage.set_concurrency_slots(pool, limits[pool])
-    finally:
-        instance.dispose()
+    set_pool_limits(home, slots, gpus)
     return home

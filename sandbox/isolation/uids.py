@@ -99,11 +99,12 @@ class UidPool:
         for p in psutil.process_iter(["uids"]):
             uids = p.info["uids"]
             uid = uids.real if uids else None
-            if uid in self.uids and not self._held(uid):
+            if uid in self.uids and not self.held(uid):
                 found.append(p)
         return found
 
-    def _held(self, uid: int) -> bool:
+    def held(self, uid: int) -> bool:
+        """Someone holds the uid's lease now (probing takes its lock for an instant)."""
         try:
             fd = os.open(self.root / f"uid-{uid}.lock", os.O_RDWR | os.O_CLOEXEC)
         except FileNotFoundError:
