@@ -7,8 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
-from sandbox.agents.record import read_events
-from sandbox.engine.records import finished_results, read_result
+from sandbox.engine.attempt_records import AttemptRecord, done_keys, records_of
 
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
 TEXTJOBS = "textjobs"  # sandbox.chatwork.textjobs.NAME: one row per item reply in textjob_replies
@@ -31,11 +30,11 @@ def write_key(run_id: str, cell: str) -> str:
     return f"{run_id}/{cell}"
 
 
-def _events_summary(path: Path, speed: list[dict]) -> dict:
+def _events_summary(record: AttemptRecord, speed: list[dict]) -> dict:
     """Counts of an attempt's events; its requests' timings (sandbox/agents/wire.py) go into `speed`."""
     kinds: Counter = Counter()
-    size = path.stat().st_size if path.exists() else 0
-    for ev in read_events(path):
+    size = record.events_bytes()
+    for ev in record.events():
         kind = ev.get("type")
         if kind == "speed":
             speed.append({f: ev.get(f) for f in SPEED_FIELDS})
@@ -67,29 +66,29 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     where = endpoint_fields(manifest)
     attempts, gradings, kernels, texts, answers, events, every, requests = [], [], [], [], [], [], [], []
     trials, capability = [], []
-    for path in finished_results(run_dir):
-        r = json.loads(path.read_text())  # as the run recorded it; its current verdict goes to gradings
+    for record in records_of(run_dir):
+        r = record.recorded()  # as the run recorded it; its current verdict goes to gradings
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
         every.append(r)
         if r.get("kind") == KERNELS:
-            kernels.append(kernel_row(read_result(path)))
+            kernels.append(kernel_row(record.result()))
         elif r.get("kind") == TEXTJOBS:
-            texts.append(textjob_row(read_result(path), path.parent))
+            texts.append(textjob_row(record.result(), record))
         elif str(r.get("kind")).startswith(BREAKDOWN):
-            answers += breakdown_rows(read_result(path))
+            answers += breakdown_rows(record.result())
         elif r.get("kind") == TRIALS:
-            trials.append(trial_row(read_result(path), where, path.parent))
+            trials.append(trial_row(record.result(), where, record))
         elif r.get("kind") == CAPABILITY:
-            capability.append(capability_row(read_result(path), where, path.parent))
+            capability.append(capability_row(record.result(), where, record))
         else:
             row = {c: r.get(c) for c in ATTEMPT_COLUMNS if c in r}
-            row.update(server_url=url, record_path=str(path.parent), **where)
+            row.update(server_url=url, record_path=record.where, **where)
             attempts.append(row)
-            gradings.append(grading_row(read_result(path)))
+            gradings.append(grading_row(record.result()))
         speed: list[dict] = []
         events.append({"run_id": r["run_id"], "condition": r["condition"], "task": r["task"], "seed": r["seed"],
-                       **_events_summary(path.parent / "events.jsonl", speed)})
+                       **_events_summary(record, speed)})
         requests += [{**{c: r.get(c) for c in ("run_id", "model", "agent", "kind", "condition", "task", "seed")},
                       "n": n, "server_url": url, "endpoint": where["endpoint"], "engine": where["engine"],
                       "hardware_class": where["hardware_class"], **timing} for n, timing in enumerate(speed, 1)]
@@ -134,7 +133,7 @@ def keep_manifest(store: ResultsStore, manifest: dict) -> None:
 
 def cells_of(run_dir: Path) -> list[tuple[str, int]]:
     """(condition, seed) of every cell with a finished attempt."""
-    return sorted({(p.parent.parent.parent.name, int(p.parent.name[1:])) for p in finished_results(run_dir)})
+    return sorted({(cond, int(seed[1:])) for cond, _, seed in (k.split("/") for k in done_keys(run_dir))})
 
 
 def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, int]:
@@ -163,19 +162,11 @@ def kernel_row(r: dict) -> dict:
             "cuda": d.get("cuda"), "torch": d.get("torch"), "triton": d.get("triton")}
 
 
-def _text(path: Path, limit: int) -> str | None:
-    if not path.is_file():
-        return None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return fh.read(limit)
-
-
-def textjob_row(r: dict, record: Path) -> dict:
+def textjob_row(r: dict, record: AttemptRecord) -> dict:
     """A textjob_replies row: the item's score with its latest grading applied, its prompt and the reply kept."""
     t = r.get("textjob") or {}
     job, _, item = r["task"].partition(".")
-    prompt = next((ev.get("messages") for ev in read_events(record / "events.jsonl") if ev.get("type") == "request"),
-                  None)
+    prompt = next((ev.get("messages") for ev in record.events() if ev.get("type") == "request"), None)
     return {**{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "input_tokens",
                                       "output_tokens", "duration_s", "infra_error", "suite_fingerprint",
                                       "graded_at", "started_at", "finished_at")},
@@ -183,10 +174,10 @@ def textjob_row(r: dict, record: Path) -> dict:
             **{c: t.get(c) for c in ("parse", "score", "passed", "tp", "n_pred", "n_gold", "expected", "predicted",
                                      "fields", "note")},
             "prompt": prompt[-1]["content"] if prompt else None,
-            "reply": _text(record / "workdir" / "reply.txt", REPLY_CHARS)}
+            "reply": record.file_text("reply.txt", REPLY_CHARS)}
 
 
-def trial_row(r: dict, where: dict, record: Path) -> dict:
+def trial_row(r: dict, where: dict, record: AttemptRecord) -> dict:
     """A trial_results row: the trial's verdict with its latest grading applied, the endpoint it ran on, and the
     kept exchange (the replies as the server sent them: the evidence the board shows)."""
     t = r.get("trial") or {}
@@ -196,14 +187,14 @@ def trial_row(r: dict, where: dict, record: Path) -> dict:
             "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
             "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),
             **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")},
-            "exchange": _text(record / "workdir" / "reply.json", REPLY_CHARS), **where}
+            "exchange": record.file_text("reply.json", REPLY_CHARS), **where}
 
 
-def capability_row(r: dict, where: dict, record: Path) -> dict:
+def capability_row(r: dict, where: dict, record: AttemptRecord) -> dict:
     """A capability_results row: the item's score with its latest grading applied (a regrade with a judge grades
     the pending ones), its checks, the judge's votes and the final reply kept."""
     c = r.get("capability") or {}
-    kept = _text(record / "workdir" / "replies.json", 4 * REPLY_CHARS)
+    kept = record.file_text("replies.json", 4 * REPLY_CHARS)
     try:
         replies = json.loads(kept).get("replies") if kept else None
     except ValueError:  # cut at the store's limit

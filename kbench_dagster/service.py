@@ -34,6 +34,7 @@ from sandbox.chatwork.breakdown import breakdown_kind
 from sandbox.chatwork.capability import CapabilityItems
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.chatwork.trials import ToolTrials
+from sandbox.engine.attempt_records import done_keys
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.engine.records import check_run_id
@@ -185,7 +186,8 @@ def cli_api_key() -> str | None:
 
 
 def already_done(spec: RunSpec) -> int:
-    return sum(1 for a in plan(spec) if (Path(spec.runs_root) / spec.run_id / a.key / "result.json").exists())
+    done = done_keys(Path(spec.runs_root) / spec.run_id)
+    return sum(1 for a in plan(spec) if a.key in done)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from kbench_dagster.trials_report_cmd import add_report_parsers
 from sandbox.chatwork.formats import MODES, POLICIES
 from sandbox.chatwork.trial_checks import gate_problems, probe
 from sandbox.chatwork.trials import CACHE_DIR, ToolTrials, request_of, select_trials
-from sandbox.engine.records import finished_results, read_result
+from sandbox.engine.attempt_records import records_of
 from sandbox.engine.reply_cache import ReplyCache
 from task_defs.trials.loader import rules_fingerprint
 from task_defs.vocabulary import SCORED
@@ -34,7 +34,7 @@ from task_defs.vocabulary import SCORED
 
 def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
     """pass@1 (each trial's pass share, averaged over trials) with a Wilson interval, per family and per grade."""
-    rs = [r for r in (read_result(p) for p in finished_results(run_dir))
+    rs = [r for r in (rec.result() for rec in records_of(run_dir))
           if r["task"] in units and r["seed"] in seeds and r["outcome"] in SCORED]
     out = {}
     for by in ("category", "tier"):
@@ -138,7 +138,8 @@ def add_trials_parser(sub) -> None:
                    help="the answer channel of label and JSON trials: auto starts at json_schema and steps down "
                         "only when the server refuses a format; a pinned one never steps down")
     s.add_argument("--cache", help=f"reply cache folder (default RUNS/{CACHE_DIR}): a request asked before of the "
-                                   "same endpoint and model, for the same sample, is answered from it")
+                                   "same endpoint and model, for the same sample, is answered from it (and a shell "
+                                   "trial's commands run before over the same files, from what they left)")
     s.add_argument("--no-cache", action="store_true", help="ask the server every request")
     s.add_argument("--timeout", type=float, default=120.0, help="seconds per trial; past it the trial is timeout")
     s.add_argument("--run-id", help="default trials-MODEL: the same command resumes that run")

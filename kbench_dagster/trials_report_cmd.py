@@ -76,8 +76,8 @@ def cmd_triage(args) -> int:
                   f"{' (' + r['cause'] + ')' if r['cause'] else ''}, score {r['score']}, format {r['response_format']},"
                   f" {r['rounds']} repl{'y' if r['rounds'] == 1 else 'ies'}, calls {r['forms'] or 'none'}")
             print("  " + visible(r["infra_error"] or r["detail"] or "", layout=False))
-        print(f"evidence: runs/{args.run_id}/<condition>/{args.trial}/s<sample>/ (events.jsonl, workdir/reply.json)",
-              file=sys.stderr)
+        print(f"evidence: kbench triage {args.run_id} --task {args.trial} (the conversation and the kept replies; "
+              f"the records are lines of runs/{args.run_id}/ledger.jsonl)", file=sys.stderr)
         return 0
     doc = triage(rows)
     print(json.dumps(doc, indent=1) if args.json else render_triage(doc))

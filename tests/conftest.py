@@ -186,14 +186,19 @@ def server():
         yield srv
 
 
-def kill_mid_run(cmd: list[str], run_dir: Path, at_least: int = 5, pattern: str = "*/*/s1/result.json") -> int:
-    """Start a kbench command in its own session, SIGKILL the whole session once `at_least` results exist, and
-    return how many results the killed run left."""
+def kill_mid_run(cmd: list[str], run_dir: Path, at_least: int = 5) -> int:
+    """Start a kbench command in its own session, SIGKILL the whole session once `at_least` attempts of seed 1 are
+    finished (a result.json, or a ledger line), and return how many the killed run left."""
+    from sandbox.engine.attempt_records import done_keys
+
+    def finished() -> int:
+        return sum(k.endswith("/s1") for k in done_keys(run_dir))
+
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 60  # a safety stop: the assertions below are on counts, never on time
-    while len(list(run_dir.glob(pattern))) < at_least and time.monotonic() < deadline:
+    while finished() < at_least and time.monotonic() < deadline:
         time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    return len(list(run_dir.glob(pattern)))
+    return finished()

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.engine.attempt_records import records_of
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.records import read_result
+from sandbox.engine.ledger import RunLedger
 from sandbox.engine.regrade import regrade_run
 from sandbox.engine.runs import Runner
 from sandbox.engine.spec import API_AGENT, RunSpec
@@ -102,6 +103,10 @@ def spec_for(url, tmp_path, units=UNITS, **kw):
     return RunSpec(**{**base, **kw})
 
 
+def record_of(tmp_path, key):
+    return next(r for r in records_of(tmp_path / "runs" / "sums-run") if r.key == key)
+
+
 def test_a_chat_only_kind_runs_records_and_resumes_through_the_one_loop(tmp_path):
     results = []
     with ScriptedServer(persona=Adder(wrong=(3,)), port=0, slots=2) as srv:
@@ -112,13 +117,17 @@ def test_a_chat_only_kind_runs_records_and_resumes_through_the_one_loop(tmp_path
     assert again == {"planned": 8, "already_done": 8, "ran": 0}
     outcomes = {(r["task"], r["seed"]): r["outcome"] for r in results}
     assert outcomes == {(u.id, s): ("wrong" if u.id == "q3" else "pass") for u in UNITS for s in (1, 2)}
-    r = read_result(tmp_path / "runs" / "sums-run" / "base" / "q3" / "s1" / "result.json")
+    record = record_of(tmp_path, "base/q3/s1")
+    r = record.result()
     assert (r["kind"], r["agent"], r["category"], r["infra"], r["turns"]) == ("sums", "api", "arithmetic", False, 1)
     assert r["detail"] == "expected 33, got '34'" and r["input_tokens"] > 0 and r["output_tokens"] > 0
     assert {"setup_s", "server_wait_s", "slot_wait_s", "agent_s", "test_s", "record_s"} <= set(r["stages"])
-    record = tmp_path / "runs" / "sums-run" / "base" / "q3" / "s1"
-    assert (record / "workdir" / "reply.txt").read_text() == "34"
-    events = [json.loads(line) for line in (record / "events.jsonl").read_text().splitlines()]
+    assert record.file_text("reply.txt", 100) == "34" and record.tests().startswith("expected 33")
+    # one line of the run's ledger per attempt, no folder per attempt, and the scratch folders gone
+    assert len(RunLedger(tmp_path / "runs" / "sums-run").entries()) == 8
+    assert not (tmp_path / "runs" / "sums-run" / "base").exists()
+    assert not [p for p in (tmp_path / "work").rglob("*") if p.is_file()]
+    events = record.events()
     assert [e["type"] for e in events] == ["request", "reply", "speed"]  # the reply as the wire timed it
     assert events[2]["completion_tokens"] == r["output_tokens"] and events[2]["stream"] is True
     assert events[0]["messages"][0]["content"].startswith("What is 3 + 30?")
@@ -134,8 +143,8 @@ def test_server_trouble_in_a_chat_attempt_is_infra_never_a_wrong_answer(tmp_path
                on_result=results.append).run()
     assert [r["outcome"] for r in results] == ["infra", "infra"]
     assert all(r["infra"] and r["requeues"] == 5 and r["infra_error"] for r in results)
-    requeued = tmp_path / "runs" / "sums-run" / "base" / "q1" / "s1" / "requeued"
-    assert len(list(requeued.glob("attempt*.events.jsonl"))) == 5
+    tries = record_of(tmp_path, "base/q1/s1").requeued()
+    assert len(tries) == 5 and all(any(e["type"] == "requeue" for e in t) for t in tries)
 
 
 def test_a_chat_attempt_out_of_time_is_a_timeout_not_a_wrong_answer(tmp_path):
@@ -155,8 +164,10 @@ def test_a_changed_answer_key_regrades_the_kept_replies_without_asking_again(tmp
     summary = regrade_run(tmp_path / "runs" / "sums-run", changed, tmp_path / "work", spec_for("", tmp_path).isolation)
     assert sorted(summary.regraded) == [f"base/{u.id}/s1" for u in UNITS] and asked == 4
     for u in UNITS:
-        r = read_result(tmp_path / "runs" / "sums-run" / "base" / u.id / "s1" / "result.json")
-        assert (r["outcome"], r["suite_fingerprint"]) == ("wrong", changed.fingerprint)
+        r = record_of(tmp_path, f"base/{u.id}/s1").result()
+        assert (r["outcome"], r["suite_fingerprint"], r["regraded"]) == ("wrong", changed.fingerprint, True)
+    again = regrade_run(tmp_path / "runs" / "sums-run", changed, tmp_path / "work", spec_for("", tmp_path).isolation)
+    assert not again.regraded and again.current == 4  # the regrading lines are read back as the current verdict
 
 
 def test_the_agent_setting_must_fit_the_kind(tmp_path):
@@ -165,3 +176,33 @@ def test_the_agent_setting_must_fit_the_kind(tmp_path):
     suite = load_suite("kbench")
     with pytest.raises(ValueError, match="done by an agent"):
         Runner(spec_for("http://127.0.0.1:9/v1", tmp_path, tasks=suite.tasks[:1]), suite).run()
+
+
+def test_a_torn_last_ledger_line_is_redone_and_never_swallows_the_next(tmp_path):
+    """A kill mid-write leaves the ledger's last line cut short: that attempt has no result, the rerun redoes it
+    alone, and its new line is not glued onto the torn one."""
+    with ScriptedServer(persona=Adder(), port=0) as srv:
+        spec = spec_for(srv.url, tmp_path)
+        Runner(spec, Sums(UNITS)).run()
+        ledger = RunLedger(tmp_path / "runs" / "sums-run")
+        data = ledger.path.read_bytes()
+        last = data.rstrip(b"\n").rsplit(b"\n", 1)[1]
+        lost = json.loads(last)["key"]
+        ledger.path.write_bytes(data[: len(data) - len(last) // 2 - 1])  # half of the last line, no newline
+        assert {r.key for r in records_of(ledger.path.parent)} == {f"base/{u.id}/s1" for u in UNITS} - {lost}
+        asked = srv.chat_requests
+        again = Runner(spec, Sums(UNITS)).run()
+        assert again == {"planned": 4, "already_done": 3, "ran": 1} and srv.chat_requests == asked + 1
+    assert sorted(r.key for r in records_of(ledger.path.parent)) == sorted(f"base/{u.id}/s1" for u in UNITS)
+    assert all(r.result()["outcome"] == "pass" for r in records_of(ledger.path.parent))
+
+
+def test_triage_shows_a_ledger_records_evidence(tmp_path):
+    from kbench_dagster.reporting.loaders import load_results
+    from kbench_dagster.reporting.triage import render_evidence
+
+    with ScriptedServer(persona=Adder(wrong=(3,)), port=0) as srv:
+        Runner(spec_for(srv.url, tmp_path), Sums(UNITS)).run()
+    text = render_evidence(load_results(tmp_path / "runs", "sums-run"), "q3")
+    assert "ledger.jsonl (base/q3/s1)" in text and "expected 33, got '34'" in text
+    assert "What is 3 + 30?" in text and "--- reply.txt (2 bytes)\n34" in text

@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from kbench_dagster import service
+from sandbox.engine.attempt_records import records_of
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner
 from sandbox.engine.slots import ServerSlots
@@ -180,7 +181,6 @@ def test_chat_requests_may_wait_one_deep_at_the_server_and_agent_sessions_never(
     assert {r["outcome"] for r in results} == {"pass"}
     manifest = json.loads((tmp_path / "runs" / "q" / "manifest.json").read_text())
     assert manifest["settings"]["server_slots"] == 1 and manifest["settings"]["server_queue"] == 1
-    speeds = [json.loads(line) for p in (tmp_path / "runs" / "q").glob("*/*/s1/events.jsonl")
-              for line in p.read_text().splitlines() if '"speed"' in line]
+    speeds = [e for r in records_of(tmp_path / "runs" / "q") for e in r.events() if e["type"] == "speed"]
     assert len(speeds) >= 12 and all(s["queued_s"] is not None and s["queued_s"] >= 0 for s in speeds)
     assert any(s["queued_s"] > 0 for s in speeds)

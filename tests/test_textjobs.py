@@ -12,6 +12,7 @@ from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.oracle import NOISY_REPLY, NOISY_SHARE, noisy_items
 from sandbox.chatwork.textjobs import TextJobs
+from sandbox.engine.ledger import RunLedger
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import TaskFileError
 from task_defs.textjobs.loader import load_job, load_jobs
@@ -181,7 +182,7 @@ def test_a_killed_run_resumes_with_exactly_one_reply_per_item(tmp_path):
         again = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr[-2000:]
     assert f"already done {before}" in again.stderr
-    keys = [str(p.parent.relative_to(run_dir)) for p in run_dir.glob("*/*/s*/result.json")]
+    keys = [e["key"] for e in RunLedger(run_dir).entries() if e["type"] == "result"]
     assert len(keys) == len(set(keys)) == 20 and not list(run_dir.glob("**/*.partial"))
     doc = json.loads((tmp_path / "out.json").read_text())
     assert all(f["passed"] == 4 for f in doc["jobs"].values())

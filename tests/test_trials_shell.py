@@ -4,7 +4,8 @@ a command that runs past its time is a timeout, never a wrong answer."""
 
 import socket
 
-from sandbox.chatwork.shell_oracle import SandboxShell
+from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
+from sandbox.engine.reply_cache import ReplyCache
 from task_defs.trials.grading import Answer, Call, grade
 from task_defs.trials.models import Trial
 
@@ -56,3 +57,29 @@ def test_commands_cannot_upset_the_driver_and_see_no_network(tmp_path):
 def test_a_command_past_its_time_is_a_timeout(tmp_path):
     v = grade(COUNT, sent("sleep 60; wc -l todo.txt"), SandboxShell(tmp_path, timeout_s=1.0))
     assert (v.passed, v.cause) == (False, "timeout")
+
+
+class CountedShell(SandboxShell):
+    """The real sandbox shell, counting the runs it makes."""
+
+    runs = 0
+
+    def __call__(self, files, commands, read=None):
+        self.runs += 1
+        return super().__call__(files, commands, read)
+
+
+def test_a_finished_shell_run_is_kept_and_a_cut_off_one_never(tmp_path):
+    """Over cached replies a re-run grades the same commands again from what they left (the verdict the same); a
+    run cut off by its time is a safety stop and runs again next time."""
+    cache = ReplyCache(tmp_path / "cache")
+    shell = CountedShell(tmp_path / "w")
+    kept = CachedShell(shell, cache)
+    first, again = (grade(SORTED, sent("sort todo.txt > sorted.txt"), kept) for _ in range(2))
+    assert first.passed and again.passed and shell.runs == 1
+    assert grade(SORTED, sent("sort -r todo.txt > sorted.txt"), kept).cause == "wrong_output" and shell.runs == 2
+    slow = CountedShell(tmp_path / "s", timeout_s=0.5)
+    cut = CachedShell(slow, cache)
+    for _ in range(2):
+        assert grade(COUNT, sent("wc -l todo.txt; sleep 30"), cut).cause == "timeout"
+    assert slow.runs == 2

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from sandbox.agents.record import read_events
+from sandbox.engine.attempt_records import AttemptRecord, FolderRecord
 from sandbox.isolation.trees import Walk
 
 MAX_FILE_CHARS = 20_000
@@ -47,14 +48,28 @@ def _pi_turns(ev: dict, session: int) -> list[dict]:
     return out
 
 
-def conversation(events_path: Path) -> list[dict]:
+def _content_text(content) -> str:
+    if isinstance(content, list):  # content parts
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def conversation(events: Path | list[dict]) -> list[dict]:
     """Turns in order: prompt, assistant (text, reasoning), tool_call (name, args), tool_result (text, is_error),
-    error and note."""
+    error and note. `events`: an events.jsonl, or the events themselves (a ledger record's)."""
     turns: list[dict] = []
-    for ev in read_events(events_path):
+    for ev in read_events(events) if isinstance(events, Path) else events:
         kind, session = ev.get("type"), ev.get("session", 0)
         if kind == "prompt":
             turns.append({"kind": "prompt", "session": session, "text": ev.get("text", "")})
+        elif kind == "request":  # a chat-only kind's request: what it asked last
+            last = (ev.get("messages") or [{}])[-1]
+            turns.append({"kind": "prompt", "session": session, "text": _content_text(last.get("content"))})
+        elif kind == "reply":
+            turns.append({"kind": "assistant", "session": session, "text": ev.get("content") or "",
+                          "reasoning": ev.get("reasoning"), "stop": ev.get("finish")})
+            turns += [{"kind": "tool_call", "session": session, "name": c.get("name"), "args": c.get("arguments"),
+                       "form": "native"} for c in ev.get("tool_calls") or []]
         elif kind == "assistant":
             turns.append({"kind": "assistant", "session": session, "text": ev.get("content") or "",
                           "reasoning": ev.get("reasoning"), "stop": ev.get("finish_reason")})
@@ -146,3 +161,13 @@ def conversation_text(turns: list[dict], width: int = 4000) -> str:
         else:
             lines.append(f"[{t['kind']}] {t['text']}")
     return "\n".join(lines)
+
+
+def record_files(record: AttemptRecord | None) -> list[dict]:
+    """final_files of any record: a folder's workdir/, or the files a ledger line keeps."""
+    if record is None:
+        return []
+    if isinstance(record, FolderRecord):
+        return final_files(record.folder / "workdir")
+    return [{"path": rel, "size": len(text.encode("utf-8")), "text": text[:MAX_FILE_CHARS]}
+            for rel, text in sorted(record.files().items())[:MAX_FILES]]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting.export import validate_against
 from kbench_dagster.reporting.stats import wilson_p
-from sandbox.engine.records import finished_results, read_result
+from sandbox.engine.attempt_records import records_of
 
 SCHEMA_ID = "kbench-dagster/breakdown/1"
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema" / "breakdown.schema.json"
@@ -25,8 +25,8 @@ def item_accuracy(run_dir: Path, jobs: set[str] | None = None,
     hits: dict[tuple[str, str], list[bool]] = defaultdict(list)
     if not Path(run_dir).is_dir():
         return {}
-    for path in finished_results(run_dir):
-        r = read_result(path)
+    for record in records_of(run_dir):
+        r = record.result()
         b = r.get("breakdown")
         if r.get("infra") or not b or (jobs and b["job"] not in jobs) or (seeds and r["seed"] not in seeds):
             continue

@@ -6,7 +6,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from sandbox.engine.records import check_run_id, finished_results, read_result
+from sandbox.engine.attempt_records import records_of
+from sandbox.engine.records import check_run_id
 
 
 def load_results(runs_root: Path, run_id: str) -> list[dict]:
@@ -15,9 +16,9 @@ def load_results(runs_root: Path, run_id: str) -> list[dict]:
     if not run_dir.is_dir():
         raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
     out = []
-    for p in finished_results(run_dir):
-        r = read_result(p)
-        r["record_path"] = str(p.parent)
+    for record in records_of(run_dir):
+        r = record.result()
+        r["record_path"] = record.where
         out.append(r)
     return out
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting.export import validate_against
 from kbench_dagster.reporting.stats import wilson_p
-from sandbox.engine.records import finished_results, read_result
+from sandbox.engine.attempt_records import records_of
 from task_defs.textjobs.metrics import HEADLINE, job_figures
 from task_defs.vocabulary import SCORED
 
@@ -23,7 +23,7 @@ def textjobs_document(run_dir: Path, labels: dict[str, list[str]], units: set[st
     labels: each classify job's label set, for macro-F1."""
     run_dir = Path(run_dir)
     manifest = json.loads((run_dir / "manifest.json").read_text())
-    results = [r for r in (read_result(p) for p in finished_results(run_dir))
+    results = [r for r in (rec.result() for rec in records_of(run_dir))
                if (units is None or r["task"] in units) and (seeds is None or r["seed"] in seeds)]
     by_job: dict[str, list[dict]] = defaultdict(list)
     for r in results:

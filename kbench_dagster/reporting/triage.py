@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
-from kbench_dagster.reporting.board_trajectory import conversation, conversation_text, final_files, read_text
+from kbench_dagster.reporting.board_trajectory import conversation, conversation_text, record_files
 from kbench_dagster.terminal import visible
-from sandbox.agents.record import read_events
+from sandbox.engine.attempt_records import record_at
 
 
 def crash_kind(detail: str, tests_text: str) -> str:
@@ -60,7 +59,8 @@ def triage(results: list[dict]) -> dict:
     failed = [r for r in results if r["outcome"] not in ("pass", "skipped")]
     causes: dict[str, list[dict]] = defaultdict(list)
     for r in failed:
-        tests = read_text(Path(r["record_path"]) / "tests.txt", 50_000) if r.get("record_path") else ""
+        rec = record_at(r["record_path"]) if r.get("record_path") else None
+        tests = rec.tests()[:50_000] if rec else ""
         causes[failure_cause(r, tests)].append(r)
     signals = Counter()
     for r in failed:
@@ -98,11 +98,11 @@ def render_evidence(results: list[dict], task: str) -> str:
         raise ValueError(f"no attempts of task {task!r} in this run")
     out = []
     for r in sorted(rs, key=lambda r: (r["condition"], r["seed"])):
-        rec = Path(r["record_path"])
-        tests = read_text(rec / "tests.txt")
+        rec = record_at(r["record_path"])
+        tests = rec.tests() if rec else ""
         out += [f"##### {r['task']} {r['condition']} s{r['seed']}: {r['outcome']}"
                 + (f" ({failure_cause(r, tests)})" if r["outcome"] not in ("pass", "skipped") else ""),
-                f"record {rec}",
+                f"record {r['record_path']}",
                 f"time {float(r.get('duration_s') or 0):.1f}s, turns {r.get('turns')}, "
                 f"tokens in {r.get('input_tokens')} out {r.get('output_tokens')}, tool calls {r.get('tool_calls')}, "
                 f"tool errors {r.get('tool_errors')}, format errors {r.get('tool_format_errors')}, "
@@ -115,12 +115,13 @@ def render_evidence(results: list[dict], task: str) -> str:
             out.append(f"harness: {visible(r['harness_error'], layout=False)}")
         elif r.get("infra_error") or r.get("server_error"):
             out.append(f"server: {visible(r.get('infra_error') or r.get('server_error'), layout=False)}")
-        for tried in sorted((rec / "requeued").glob("attempt*.events.jsonl"), key=lambda p: int(p.name[7:-13] or 0)):
-            why = next((e.get("reason") for e in read_events(tried) if e.get("type") == "requeue"), "unknown")
-            out.append(f"requeued, {tried.name.split('.')[0]}: {visible(why, layout=False)} (its events: {tried})")
-        out += ["", "--- conversation", visible(conversation_text(conversation(rec / "events.jsonl"))) or "(no events)",
-                "", "--- hidden test output (tests.txt)", visible(tests.rstrip()) or "(none)", "", "--- final files"]
-        files = final_files(rec / "workdir")
+        for n, tried in enumerate(rec.requeued() if rec else [], 1):
+            why = next((e.get("reason") for e in tried if e.get("type") == "requeue"), "unknown")
+            out.append(f"requeued, attempt{n}: {visible(why, layout=False)} ({len(tried)} events kept)")
+        out += ["", "--- conversation", visible(conversation_text(conversation(rec.events() if rec else []))) or
+                "(no events)", "", "--- hidden test output (tests.txt)", visible(tests.rstrip()) or "(none)", "",
+                "--- final files"]
+        files = record_files(rec)
         if not files:
             out.append("(none)")
         left_out = r.get("files_left_out") or []

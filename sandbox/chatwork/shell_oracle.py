@@ -15,6 +15,7 @@ import secrets
 import shlex
 from pathlib import Path
 
+from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import CONTAINED, IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.session import run_session
@@ -93,6 +94,29 @@ class SandboxShell:
         finally:
             remove_tree(out, ignore_errors=True)
             remove_tree(work, ignore_errors=True)
+
+
+class CachedShell:
+    """A shell runner that keeps what each finished run left, keyed by everything that decides it (the trial's
+    files, the commands, the file read, the driver, the sandbox kind and limits), so a strike run again over the
+    same cached replies does not run the same commands in a sandbox again. A run cut off by its time is never kept:
+    a safety stop says nothing about the commands, and the next time they run again."""
+
+    def __init__(self, shell: SandboxShell, cache: ReplyCache):
+        self.shell, self.cache = shell, cache
+
+    def __call__(self, files: dict[str, str], commands: list[str], read: str | None = None) -> ShellRun:
+        key = self.cache.key({"shell": driver(len(commands)), "files": files, "commands": commands, "read": read,
+                              "isolation": self.shell.cfg.resolve(), "timeout_s": self.shell.timeout_s,
+                              "limits": repr(TEST_LIMITS)})
+        kept = self.cache.get(key)
+        if kept is not None:
+            return ShellRun(kept["stdout"], kept["exit_code"], frozenset(kept["programs"]), kept["file_text"])
+        run = self.shell(files, commands, read)
+        if not run.timed_out:
+            self.cache.put(key, {"stdout": run.stdout, "exit_code": run.exit_code, "programs": sorted(run.programs),
+                                 "file_text": run.file_text})
+        return run
 
 
 def _read(path: Path) -> str | None:

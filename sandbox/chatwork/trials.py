@@ -30,7 +30,7 @@ from sandbox.chatwork.formats import (
     format_of,
     is_format_rejection,
 )
-from sandbox.chatwork.shell_oracle import SandboxShell
+from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
@@ -238,7 +238,8 @@ class ToolTrials:
         except ValueError:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
         answer = answer_of(kept, unit.trial.tools, unit.trial)
-        v = grade(unit.trial, answer, SandboxShell(workdir, cfg))
+        shell = SandboxShell(workdir, cfg)
+        v = grade(unit.trial, answer, CachedShell(shell, self.cache) if self.cache else shell)
         mode = kept.get("mode") or "text"
         refused = [r for r in replies_of(kept) if r.get("finish") == "refused"]
         cause = "refused" if refused and not v.passed else v.cause

@@ -12,9 +12,9 @@ import stat
 import subprocess
 from pathlib import Path
 
-from sandbox.agents.record import json_safe
+from sandbox.agents.record import EventLog, json_safe
 from sandbox.isolation.bwrap import sandbox_python
-from sandbox.isolation.trees import Entry, Walk
+from sandbox.isolation.trees import Entry, Walk, remove_tree
 from task_defs.vocabulary import PENDING, SCORED
 
 MAX_KEPT_FILE = 10 * 1024 * 1024
@@ -42,19 +42,66 @@ def check_run_id(value: str) -> str:
 
 
 def read_result(path: Path) -> dict:
-    """An attempt's result.json with its latest regrading applied (outcome, detail, test duration, fingerprint and
-    the kind's own fields); `regraded` and `graded_at` say which verdict it is."""
-    r = json.loads(Path(path).read_text())
+    """An attempt's result.json with its latest regrading applied (see apply_regrading)."""
+    again = Path(path).with_name(REGRADING)
+    return apply_regrading(json.loads(Path(path).read_text()),
+                           json.loads(again.read_text()) if again.exists() else None)
+
+
+def apply_regrading(r: dict, g: dict | None) -> dict:
+    """A result with a later verdict applied (outcome, detail, test duration, fingerprint and the kind's own
+    fields); `regraded` and `graded_at` say which verdict it is."""
     r.setdefault("regraded", False)
     r.setdefault("graded_at", r.get("finished_at"))
-    again = Path(path).with_name(REGRADING)
-    if again.exists():
-        g = json.loads(again.read_text())
-        # the verdict's fields, and what the kind adds (a kernel's status and score)
+    if g is not None:
         r.update({k: v for k, v in g.items() if k != "tests"}, regraded=r["outcome"] != PENDING,
                  first_outcome=r["outcome"])
         r["false_claim"] = is_false_claim(r.get("final_message", ""), r["outcome"])
     return r
+
+
+class FolderBox:
+    """One try of one attempt, kept as a folder: written into COND/TASK/sK.partial and renamed into place when its
+    result.json is written, so a killed harness never leaves a record that looks finished. A try given back on
+    server trouble keeps its events in sK.requeued/ (numbered across reruns), moved into the record at the end."""
+
+    def __init__(self, dest: Path):
+        self.dest = Path(dest)
+        self.partial = self.dest.with_name(self.dest.name + ".partial")
+        self.tests_path = self.partial / "tests.txt"
+        self.events = EventLog(self.partial / "events.jsonl")
+        self._kept = self.dest.with_name(self.dest.name + ".requeued")
+
+    def open(self) -> None:
+        remove_tree(self.partial, ignore_errors=True)
+        self.partial.mkdir(parents=True)
+
+    def ensure(self) -> None:
+        """The folder, where a harness error came before open() made it."""
+        self.partial.mkdir(parents=True, exist_ok=True)
+
+    def write_tests(self, text: str) -> None:
+        self.tests_path.write_text(text)
+
+    def keep_files(self, workdir: Path) -> list[str]:
+        return copy_final_files(workdir, self.partial / "workdir")
+
+    def requeues(self) -> int:
+        return len(list(self._kept.glob("attempt*.events.jsonl")))
+
+    def requeue(self) -> None:
+        n = self.requeues() + 1
+        self._kept.mkdir(exist_ok=True)
+        if self.events.path.exists():
+            self.events.path.rename(self._kept / f"attempt{n}.events.jsonl")
+        remove_tree(self.partial, ignore_errors=True)
+
+    def finish(self, result: dict) -> None:
+        if self._kept.exists():
+            self._kept.rename(self.partial / "requeued")
+        write_json_atomic(self.partial / RESULT, result)
+        remove_tree(self.dest, ignore_errors=True)  # only ever a leftover without result.json
+        self.partial.rename(self.dest)
 
 
 def attempt_dir(runs_root: Path, run_id: str, cond: str, task: str, seed: int) -> Path:

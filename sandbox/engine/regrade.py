@@ -1,17 +1,16 @@
 """Grading stored attempts again: when a hidden test changes, the final files an agent left are graded by today's
 test, without any agent session; a run that deferred its grading (kernels) is graded the same way. The verdict goes
-into the record (regrading.json), which every reader applies.
+into the record (regrading.json in a folder, a regrading line in a ledger), which every reader applies.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandbox.engine.attempt_records import AttemptRecord, records_of
 from sandbox.engine.kinds import WorkKind
-from sandbox.engine.records import REGRADING, finished_results, read_result, write_json_atomic
 from sandbox.engine.stops import DiskFull
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.diskspace import ran_full
@@ -34,23 +33,24 @@ def is_stale(result: dict, kind: WorkKind) -> bool:
                                             and result["suite_fingerprint"] != kind.fingerprint)
 
 
-def regrade_record(kind: WorkKind, record: Path, work_root: Path, cfg: IsolationConfig) -> dict:
+def regrade_record(kind: WorkKind, record: AttemptRecord, work_root: Path, cfg: IsolationConfig) -> dict:
     """Grade one record's final files as the kind grades them; the regrading is written into the record."""
-    result = read_result(record / "result.json")
+    result = record.result()
     task = kind.get(result["task"])
     work = fresh_dir(Path(work_root) / "regrade" / result["run_id"] / result["condition"] / task.id
                      / f"s{result['seed']}")
-    shutil.copytree(record / "workdir", work, dirs_exist_ok=True, symlinks=True)
-    out = record / f"tests.regraded.{kind.fingerprint[:12]}.txt"
+    record.lay_files(work)
+    out = work.with_name(work.name + ".tests.txt")
     g = kind.grade(task, work, out, cfg, None)
-    full = ran_full({"work": work, "runs": record})
+    full = ran_full({"work": work, "runs": record.home})
     remove_tree(work, ignore_errors=True)  # agent code ran in the regrade too: any tree can be there
+    tests = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
+    out.unlink(missing_ok=True)
     if full:  # the verdict cannot be trusted: the record keeps the grading it had
         raise DiskFull(f"{full} (regrading {task.id}); free space and regrade again")
     regrading = {"outcome": g.outcome, "detail": g.detail, "test_duration_s": round(g.duration_s, 3),
-                 "suite_fingerprint": kind.fingerprint, "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                 "tests": out.name, **g.extra}
-    write_json_atomic(record / REGRADING, regrading)
+                 "suite_fingerprint": kind.fingerprint, "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S"), **g.extra}
+    record.add_regrading(regrading, tests, kind.fingerprint)
     return regrading
 
 
@@ -58,8 +58,8 @@ def regrade_run(run_dir: Path, kind: WorkKind, work_root: Path, cfg: IsolationCo
                 condition: str | None = None, seed: int | None = None, on_regraded=None) -> RegradeSummary:
     """Grade every stale attempt of a run (or of one of its cells) again."""
     summary = RegradeSummary()
-    for path in finished_results(run_dir):
-        r = read_result(path)
+    for record in records_of(run_dir):
+        r = record.result()
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
         if r["outcome"] not in SCORED and r["outcome"] != PENDING:
@@ -69,7 +69,7 @@ def regrade_run(run_dir: Path, kind: WorkKind, work_root: Path, cfg: IsolationCo
         elif r["task"] not in {t.id for t in kind.units}:
             summary.gone.append(r["task"])
         else:
-            g = regrade_record(kind, path.parent, work_root, cfg)
+            g = regrade_record(kind, record, work_root, cfg)
             summary.regraded.append(f"{r['condition']}/{r['task']}/s{r['seed']}")
             if on_regraded:
                 on_regraded(r, g)

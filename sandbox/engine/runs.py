@@ -1,9 +1,10 @@
 """`kbench run`: every task x condition x seed through an agent in a fresh sandboxed folder, graded (or, with
 defer_grading, left for regrade to grade), recorded.
 
-The same code serves the CLI and the Dagster assets. Records are written to a `.partial` folder and renamed
-into place last, so a killed harness never leaves a result that looks finished: the same command again
-redoes exactly the attempts without a result.json.
+The same code serves the CLI and the Dagster assets. An attempt's record is written whole or not at all: a folder
+renamed into place last (sandbox/engine/records.py, FolderBox) for the kinds that run an agent, a line of the run's
+ledger (sandbox/engine/ledger.py) for the chat-only kinds. A killed harness never leaves a result that looks
+finished: the same command again redoes exactly the attempts without one.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from sandbox.agents.wire import speed_summary
 from sandbox.engine.attempt_report import changed_files, fingerprint, write_report
 from sandbox.engine.chat import ChatInfra, ChatTimeout
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
-from sandbox.engine.records import attempt_dir, copy_final_files, is_false_claim, write_json_atomic
+from sandbox.engine.ledger import LedgerBox, RunLedger
+from sandbox.engine.records import RESULT, FolderBox, attempt_dir, is_false_claim
 from sandbox.engine.slots import session_slot
 from sandbox.engine.spec import Attempt, RunSpec, check_agent, open_agent, plan, server_slots_of, write_manifest
 from sandbox.engine.stops import DiskFull, RunStopped, ServerDown
@@ -38,7 +40,6 @@ from task_defs.vocabulary import PENDING
 
 MAX_REQUEUES = 5
 UP_FRESH_S = 1.0  # a server check this recent stands for the next attempt (see Runner._wait_for_server)
-RESULT = "result.json"
 RESULT_DEFAULTS = {"outcome": None, "infra": False, "infra_error": None, "detail": "", "test_duration_s": 0.0,
                    "agent_timeout": False, "over_budget": False, "latency_budget_s": None,
                    "false_claim": False, "test_kills": 0, "files_left_out": [],
@@ -51,8 +52,7 @@ class Graded:
     """An attempt whose agent sessions are over: what the grading phase needs."""
 
     attempt: Attempt
-    dest: Path
-    partial: Path
+    box: FolderBox | LedgerBox
     base: dict
     stats: SessionStats
     stages: dict  # seconds per stage so far (Runner._finish records them)
@@ -65,11 +65,6 @@ def _test_kills(session) -> int:
     if session is None:
         return 0
     return session.kill_count - sum(k.count for k in session.kills if k.reason == "teardown")
-
-
-def _requeued(dest: Path) -> int:
-    """How often this attempt was put back, in this run and in earlier runs of the same command."""
-    return len(list(dest.with_name(dest.name + ".requeued").glob("attempt*.events.jsonl")))
 
 
 class Runner:
@@ -91,6 +86,8 @@ class Runner:
         self._down_since: float | None = None  # when the server was last seen answering, if it stopped since
         self._up_at: float | None = None  # when this run's last check found the server answering
         self._changes: dict[str, list[dict]] = {}  # attempt key -> the files its agent changed
+        self._boxes: dict[str, FolderBox | LedgerBox] = {}  # attempt key -> where its current try is kept
+        self.ledger: RunLedger | None = None  # the chat-only kinds' records
 
     def run(self) -> dict:
         check_agent(self.spec, self.kind)
@@ -107,8 +104,15 @@ class Runner:
                 raise
             raise DiskFull(f"no space left to write the run's manifest in {self.run_dir}: free space on that disk "
                            "(a stopped run's work folders are safe to delete), then rerun the same command") from None
+        self._isolation = self.spec.isolation.resolve()
         attempts = plan(self.spec)
-        todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
+        if self.kind.runs_agent:
+            todo = deque(a for a in attempts if not (self._dest(a) / RESULT).exists())
+        else:
+            self.ledger = RunLedger(self.run_dir)
+            done = self.ledger.done_keys()
+            self._ledger_requeues = self.ledger.requeue_counts()
+            todo = deque(a for a in attempts if a.key not in done)
         summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
         with open_agent(self.spec, self.run_dir) as agent:
             self.agent = agent
@@ -156,6 +160,17 @@ class Runner:
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
 
+    def _box(self, a: Attempt) -> FolderBox | LedgerBox:
+        """Where this attempt's current try is kept (the one the last agent_phase opened, else a new one)."""
+        with self._lock:
+            box = self._boxes.get(a.key)
+            if box is None:
+                box = self._boxes[a.key] = (
+                    FolderBox(self._dest(a)) if self.ledger is None else
+                    LedgerBox(self.ledger, a.key, self.work_dir / a.cond.name / a.task.id / f"s{a.seed}.tests.txt",
+                              self._ledger_requeues))
+            return box
+
     def _work(self, todo: deque, summary: dict, graders: ThreadPoolExecutor) -> None:
         while True:
             with self._lock:
@@ -183,6 +198,19 @@ class Runner:
             if outcome is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
                 with self._lock:
                     todo.append(a)
+            elif isinstance(outcome, Graded) and not self.kind.runs_agent:
+                # A chat attempt's grading is in-process work (a shell trial's sandbox at most) done after its
+                # requests: its worker does it, sparing a thread handoff per attempt on a strike of thousands.
+                try:
+                    self._report(summary, self._grade_or_record_error, outcome)
+                except Exception as exc:  # as run() treats a grader's failure
+                    with self._lock:
+                        if isinstance(exc, DiskFull) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
+                            self._stopping = self._stopping or (
+                                exc if isinstance(exc, DiskFull) else DiskFull(f"no space left while recording a "
+                                                                               f"result ({exc})"))
+                            return
+                        self._errors.append(f"grading: {type(exc).__name__}: {exc}")
             elif isinstance(outcome, Graded):
                 # Grading runs beside the next agent session, so the model server never waits on a hidden test.
                 fut = graders.submit(self._report, summary, self._grade_or_record_error, outcome)
@@ -225,19 +253,16 @@ class Runner:
         silently missing from pass@1. None (and the error kept for the end of the run) when even that cannot be
         written."""
         message = f"{HARNESS_ERROR} while {phase}: {type(exc).__name__}: {exc}"[:1000]
-        dest = self._dest(a)
-        partial = dest.with_name(dest.name + ".partial")
         try:
-            partial.mkdir(parents=True, exist_ok=True)
-            EventLog(partial / "events.jsonl").write({
-                "type": "harness_error", "phase": phase, "message": message,
-                "traceback": "".join(traceback.format_exception(exc))[-4000:]})
+            box = self._box(a)
+            box.ensure()
+            box.events.write({"type": "harness_error", "phase": phase, "message": message,
+                              "traceback": "".join(traceback.format_exception(exc))[-4000:]})
             if not self.spec.keep_work:
                 remove_tree(self.work_dir / a.cond.name / a.task.id / f"s{a.seed}", ignore_errors=True)
-            return self._finish(dest, partial, {**(base or self._base(a)), **self._counts(stats or SessionStats()),
-                                                "outcome": "infra", "infra": True, "infra_error": message,
-                                                "harness_error": message, "detail": message,
-                                                "requeues": _requeued(dest)})
+            return self._finish(a, box, {**(base or self._base(a)), **self._counts(stats or SessionStats()),
+                                         "outcome": "infra", "infra": True, "infra_error": message,
+                                         "harness_error": message, "detail": message, "requeues": box.requeues()})
         except Exception as again:  # noqa: BLE001 - the first error is the one to keep
             with self._lock:
                 self._errors.append(f"{a.key}: {type(exc).__name__}: {exc} (and recording it failed: {again})")
@@ -249,15 +274,13 @@ class Runner:
                 **self.kind.unit_fields(a.task), "suite_fingerprint": self.kind.fingerprint,
                 "sampling": a.cond.sampling_label(),
                 "started_at": self._started.get(a.key) or time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "isolation": self.spec.isolation.resolve()}
+                "isolation": self._isolation}
 
     def agent_phase(self, a: Attempt) -> Graded | dict | None:
         """Set up the folder and run the agent: a finished result (skipped, infra), work to grade, or None."""
-        dest = self._dest(a)
-        partial = dest.with_name(dest.name + ".partial")
-        remove_tree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        events = EventLog(partial / "events.jsonl")
+        box = self._box(a)
+        box.open()
+        events = box.events
         self._started[a.key] = time.strftime("%Y-%m-%dT%H:%M:%S")
         self._t0[a.key] = time.monotonic()
         stages = self._stages[a.key] = {}
@@ -265,9 +288,9 @@ class Runner:
         missing = self.kind.missing(a.task)
         if missing:
             msg = f"requires {', '.join(missing)}, not found on this machine"
-            (partial / "tests.txt").write_text(f"skipped: {msg}\n")
-            return self._finish(dest, partial, {**base, "outcome": "skipped", "detail": msg})
-        stats, infra = self._sessions(a, partial, events)
+            box.write_tests(f"skipped: {msg}\n")
+            return self._finish(a, box, {**base, "outcome": "skipped", "detail": msg})
+        stats, infra = self._sessions(a, events)
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
         full = ran_full(self._places())
         if full and not infra:
@@ -292,20 +315,14 @@ class Runner:
                 self._up_at = None  # the server may be what failed: the next attempt checks it again
             events.write({"type": "requeue", "attempt": n, "reason": infra})
             if n <= MAX_REQUEUES:
-                # Keep the failed attempt's events as evidence (numbered across reruns of the same command); they
-                # move into the record at the end.
-                kept = dest.with_name(dest.name + ".requeued")
-                kept.mkdir(exist_ok=True)
-                if (partial / "events.jsonl").exists():
-                    (partial / "events.jsonl").rename(kept / f"attempt{_requeued(dest) + 1}.events.jsonl")
-                remove_tree(partial, ignore_errors=True)
+                box.requeue()  # the failed try's events stay as evidence, numbered across reruns of the command
                 return None
-            return self._finish(dest, partial, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
-                                                "infra_error": infra, "requeues": _requeued(dest)})
-        return Graded(a, dest, partial, base, stats, stages, time.monotonic())
+            return self._finish(a, box, {**base, **self._counts(stats), "outcome": "infra", "infra": True,
+                                         "infra_error": infra, "requeues": box.requeues()})
+        return Graded(a, box, base, stats, stages, time.monotonic())
 
     def grade_phase(self, job: Graded) -> dict:
-        a, partial, stats = job.attempt, job.partial, job.stats
+        a, box, stats = job.attempt, job.box, job.stats
         t = time.monotonic()
         job.stages["grade_wait_s"] = round(t - job.agent_done, 3)
         workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
@@ -315,7 +332,7 @@ class Runner:
             # a chat attempt cut off by its time has replies missing: a safety stop, never a wrong answer
             g = Verdict("timeout", "the attempt's time ran out before the server's replies were in", 0.0)
         else:
-            g = self.kind.grade(a.task, workdir, partial / "tests.txt", self.spec.isolation, self.log_path)
+            g = self.kind.grade(a.task, workdir, box.tests_path, self.spec.isolation, self.log_path)
         # the hidden test itself, and what starting and ending its sandbox cost around it
         job.stages["test_s"] = round(g.duration_s, 3)
         job.stages["judge_overhead_s"] = round(max(0.0, time.monotonic() - t - g.duration_s), 3)
@@ -324,7 +341,7 @@ class Runner:
         if full:  # the hidden test's verdict cannot be trusted: no result, so the next run redoes the attempt
             raise DiskFull(f"{full} (while grading {a.key})")
         budget = self.spec.budget_for(job.base.get("tier"))
-        left_out = copy_final_files(workdir, partial / "workdir")
+        left_out = box.keep_files(workdir)
         if not self.spec.keep_work:
             remove_tree(workdir, ignore_errors=True)
         result = {**job.base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
@@ -332,22 +349,22 @@ class Runner:
                   "latency_budget_s": budget, "over_budget": budget is not None and stats.duration_s > budget,
                   "false_claim": is_false_claim(stats.final_message, g.outcome),
                   "test_kills": _test_kills(g.session),
-                  "files_left_out": left_out, "requeues": _requeued(job.dest), **g.extra}
+                  "files_left_out": left_out, "requeues": box.requeues(), **g.extra}
         with self._lock:
             changes = self._changes.pop(a.key, None)
         if changes is not None:
             result["changed_files"] = changes
         job.stages["record_s"] = round(time.monotonic() - t, 3)  # keeping the final files, freeing the folder
-        done = self._finish(job.dest, partial, result)
-        if changes is not None:
+        done = self._finish(a, box, result)
+        if changes is not None and isinstance(box, FolderBox):
             try:  # a page for people; the record is already whole without it
-                write_report(job.dest, done, self.kind.prompts(a.task), getattr(a.task, "setup_dir", None))
+                write_report(box.dest, done, self.kind.prompts(a.task), getattr(a.task, "setup_dir", None))
             except OSError as exc:  # said in the run's log beside the watchdog's lines
                 with contextlib.suppress(OSError), open(self.log_path, "a", encoding="utf-8") as log:
                     log.write(f"{a.key}: report.md not written: {exc}\n")
         return done
 
-    def _sessions(self, a: Attempt, partial: Path, events: EventLog) -> tuple[SessionStats, str | None]:
+    def _sessions(self, a: Attempt, events: EventLog) -> tuple[SessionStats, str | None]:
         """Prepare the folder, then one agent session per prompt; returns the stats and any infra error."""
         total = SessionStats()
         stages = self._stages.setdefault(a.key, {})
@@ -435,19 +452,15 @@ class Runner:
                 "stop_reason": s.stop_reason, "server_error": s.server_error,
                 "final_message": (s.final_message or "")[-2000:], **speed_summary(s.requests)}
 
-    def _finish(self, dest: Path, partial: Path, fields: dict) -> dict:
-        """Every result.json has the same keys, whatever the outcome: later readers rely on it."""
+    def _finish(self, a: Attempt, box: FolderBox | LedgerBox, fields: dict) -> dict:
+        """Every result has the same keys, whatever the outcome: later readers rely on it."""
         result = {**RESULT_DEFAULTS, **self._counts(SessionStats()), **fields}
         result["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         # this try only: setup, agent sessions, grading and records, without earlier requeued tries
-        key = f"{result['condition']}/{result['task']}/s{result['seed']}"
-        result["wall_s"] = round(time.monotonic() - self._t0.pop(key, time.monotonic()), 3)
-        self._started.pop(key, None)
-        result["stages"] = self._stages.pop(key, {})
-        kept = dest.with_name(dest.name + ".requeued")
-        if kept.exists():
-            kept.rename(partial / "requeued")
-        write_json_atomic(partial / RESULT, result)
-        remove_tree(dest, ignore_errors=True)  # only ever a leftover without result.json
-        partial.rename(dest)
+        result["wall_s"] = round(time.monotonic() - self._t0.pop(a.key, time.monotonic()), 3)
+        self._started.pop(a.key, None)
+        result["stages"] = self._stages.pop(a.key, {})
+        box.finish(result)
+        with self._lock:
+            self._boxes.pop(a.key, None)
         return result
