@@ -140,6 +140,7 @@ class LedgerRecord:
 
 
 AttemptRecord = FolderRecord | LedgerRecord
+_BY_KEY: dict[Path, tuple[list, dict[str, LedgerRecord]]] = {}  # record_at's index: run -> (the entries read, by key)
 
 
 def records_of(run_dir: Path) -> list[AttemptRecord]:
@@ -168,7 +169,12 @@ def record_at(where: str) -> AttemptRecord | None:
     """The record a `where` string names (a report's record_path), or None when it is gone."""
     if where.endswith(")") and " (" in where:
         ledger, _, key = where[:-1].rpartition(" (")
-        return next((r for r in records_of(Path(ledger).parent) if r.key == key), None)
+        run_dir = Path(ledger).parent
+        entries = RunLedger(run_dir).entries()
+        seen = _BY_KEY.get(run_dir)
+        if seen is None or seen[0] is not entries:  # read once per change of the ledger, not once per attempt
+            seen = _BY_KEY[run_dir] = (entries, {r.key: r for r in records_of(run_dir) if isinstance(r, LedgerRecord)})
+        return seen[1].get(key)
     return FolderRecord(Path(where)) if (Path(where) / RESULT).is_file() else None
 
 
