@@ -3,10 +3,9 @@ attempts. One JSON line per finished attempt in runs/RUNID/ledger.jsonl, in plac
 
 Their attempts are small and many (a strike is 1,500 trials answered in milliseconds each once its replies are
 cached), and a folder of four files per attempt cost more than the attempt itself. A line holds what the folder
-held: the result, the events, the grader's output and the files the kind left (the replies). Lines are appended
-whole under a lock (an advisory file lock too, for a second process on the same run), so a kill leaves at most one
-torn last line, which readers skip: that attempt has no result and the rerun redoes it. A write that fails (a full
-disk) is cut back off, so the next line never follows half of one.
+held: the result, the events, the grader's output and the files the kind kept (the replies). Lines are appended
+whole (sandbox/engine/jsonlines.py), so a kill leaves at most one torn last line, which readers skip: that attempt
+has no result and the rerun redoes it.
 
 Entry types: `result` (a finished attempt), `requeue` (a try given back on server trouble, with its events, kept as
 evidence and counted across reruns), `regrading` (a later verdict on the same final files; readers apply the
@@ -15,8 +14,6 @@ latest, as with regrading.json in a folder record).
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import stat
 import threading
@@ -24,7 +21,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from sandbox.agents.record import EventLog, json_safe
+from sandbox.agents.record import EventLog
+from sandbox.engine.jsonlines import append_line, parse_lines, safe_json
 from sandbox.isolation.trees import Entry, Walk
 
 LEDGER = "ledger.jsonl"
@@ -38,27 +36,14 @@ _READ_LOCK = threading.Lock()
 class RunLedger:
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LEDGER
-        self._lock = threading.Lock()
 
-    def append(self, entry: dict) -> None:
-        """`entry` must be json_safe already (the events are made so as they are written; see LedgerBox)."""
-        line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode("utf-8")
-        with self._lock:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                end = os.lseek(fd, 0, os.SEEK_END)
-                # a kill mid-write left a torn line: end it, so this entry is a line of its own
-                torn = end > 0 and os.pread(fd, 1, end - 1) != b"\n"
-                try:
-                    view = memoryview(b"\n" + line if torn else line)
-                    while view:
-                        view = view[os.write(fd, view):]
-                except OSError:
-                    os.ftruncate(fd, end)  # never leave half a line for the next one to follow
-                    raise
-            finally:
-                os.close(fd)  # closing releases the lock
+    def append(self, entry: dict, events: list[str] | None = None) -> None:
+        """One entry as one line; `events`, JSON texts made as the events were written (EventList), go in as its
+        "events" list without being encoded a second time."""
+        line = safe_json(entry)
+        if events is not None:
+            line = f'{line[:-1]}, "events": [{", ".join(events)}]}}'
+        append_line(self.path, (line + "\n").encode("utf-8"))
 
     def entries(self) -> list[dict]:
         """Every whole entry, in the order written; a torn or unreadable line (a kill mid-write) is skipped. Read
@@ -82,17 +67,7 @@ class RunLedger:
 
     @staticmethod
     def _parse(data: bytes) -> list[dict]:
-        out = []
-        for line in data.split(b"\n"):
-            if not line:
-                continue
-            try:
-                e = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(e, dict) and isinstance(e.get("key"), str):
-                out.append(e)
-        return out
+        return [e for e in parse_lines(data) if isinstance(e.get("key"), str)]
 
     def done_keys(self) -> set[str]:
         return {e["key"] for e in self.entries() if e.get("type") == "result"}
@@ -102,19 +77,17 @@ class RunLedger:
 
 
 class LedgerBox:
-    """One try of one attempt, kept for the ledger: events in memory, the grader's output in a scratch file beside
-    the attempt's work folder, the final files read in before the folder goes; written as one line at the end."""
+    """One try of one attempt, kept for the ledger: its events, the grader's output and the files the kind kept (its
+    replies), all in memory, written as one line at the end."""
 
-    def __init__(self, ledger: RunLedger, key: str, tests_path: Path, requeues: Counter):
-        self.ledger, self.key, self.tests_path, self._requeues = ledger, key, tests_path, requeues
-        self.events = EventList()
-        self.files: dict[str, str] = {}
-        self._tests = ""
+    def __init__(self, ledger: RunLedger, key: str, requeues: Counter):
+        self.ledger, self.key, self._requeues = ledger, key, requeues
+        self.open()
 
     def open(self) -> None:
         self.events = EventList()
-        self.files, self._tests = {}, ""
-        self.tests_path.unlink(missing_ok=True)
+        self.files: dict[str, str] = {}  # what the kind's execute keeps, filled as the replies come
+        self._tests = ""
 
     def ensure(self) -> None:
         """Nothing to make: the events are in memory."""
@@ -122,38 +95,39 @@ class LedgerBox:
     def write_tests(self, text: str) -> None:
         self._tests = text
 
-    def keep_files(self, workdir: Path) -> list[str]:
-        self.files, left_out = kept_files(workdir)
+    def keep_kept(self) -> list[str]:
+        """The files the kind kept, each as a line holds one; the names of those too big to keep (they are left
+        out of the record, as a folder record leaves out what it cannot copy)."""
+        left_out = [rel for rel, text in self.files.items()
+                    if not isinstance(text, str) or len(text) > MAX_KEPT_FILE_CHARS]
+        for rel in left_out:
+            del self.files[rel]
         return left_out
 
     def requeues(self) -> int:
         return self._requeues[self.key]
 
     def requeue(self) -> None:
-        self.ledger.append({"type": "requeue", "key": self.key, "events": self.events.kept})  # json_safe already
+        self.ledger.append({"type": "requeue", "key": self.key}, self.events.lines)
         self._requeues[self.key] += 1
-        self.tests_path.unlink(missing_ok=True)
 
     def finish(self, result: dict) -> None:
-        try:
-            tests = self.tests_path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            tests = self._tests
-        self.ledger.append({"type": "result", "key": json_safe(self.key), "result": json_safe(result),
-                            "events": self.events.kept, "tests": json_safe(tests), "files": json_safe(self.files)})
-        self.tests_path.unlink(missing_ok=True)
+        self.ledger.append({"type": "result", "key": self.key, "result": result, "tests": self._tests,
+                            "files": self.files}, self.events.lines)
 
 
 class EventList(EventLog):
-    """An attempt's events kept in memory until its ledger line is written."""
+    """An attempt's events kept in memory, each as its JSON text, until its ledger line is written. Encoded as
+    written: a later change to a list an event holds (a conversation that grows) never reaches the record."""
 
     def __init__(self):
         super().__init__(Path(os.devnull))
-        self.kept: list[dict] = []
+        self.lines: list[str] = []
 
     def write(self, event: dict) -> None:
+        line = safe_json({"t": round(time.time(), 3), "session": self.session, **event})
         with self._lock:
-            self.kept.append(json_safe({"t": round(time.time(), 3), "session": self.session, **event}))
+            self.lines.append(line)
 
 
 def kept_files(workdir: Path) -> tuple[dict[str, str], list[str]]:
