@@ -147,11 +147,9 @@ def test_without_a_judge_a_judged_item_is_pending_never_scored(tmp_path):
     write(tmp_path, "writing", [JUDGED])
     kind = CapabilityItems(root=tmp_path)
     [unit] = kind.units
-    work = tmp_path / "w"
-    work.mkdir()
-    (work / "replies.json").write_text('{"replies": ["Thanks, night shift."]}')
-    v = kind.grade(unit, work, tmp_path / "out.txt", None, None)
-    assert v.outcome == "pending" and "no judge" in v.detail
+    kept = {"replies.json": '{"replies": ["Thanks, night shift."]}'}
+    v = kind.grade_kept(unit, kept, tmp_path / "w", None, None)
+    assert v.outcome == "pending" and "no judge" in v.detail and "no judge" in v.output
 
 
 def rows(model, item, category, tier, scores, outcome="pass", refusal=False):

@@ -54,9 +54,6 @@ class Sums:
     def missing(self, unit: Sum) -> list[str]:
         return []
 
-    def prepare(self, unit: Sum, workdir: Path, cfg) -> None:
-        workdir.mkdir(parents=True, exist_ok=True)
-
     def prompts(self, unit: Sum) -> list[str]:
         return [f"What is {unit.a} + {unit.b}? Answer with the number only."]
 
@@ -66,18 +63,16 @@ class Sums:
     def timeout_s(self, unit: Sum, run_timeout_s: float) -> float:
         return run_timeout_s
 
-    def execute(self, unit: Sum, workdir: Path, chat: ChatSession) -> None:
-        reply = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}], max_tokens=16)
-        (workdir / "reply.txt").write_text(reply.content)
+    def execute(self, unit: Sum, chat: ChatSession, kept: dict[str, str]) -> None:
+        kept["reply.txt"] = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}], max_tokens=16).content
 
-    def grade(self, unit: Sum, workdir: Path, output_path: Path, cfg, log_path) -> Verdict:
-        path = workdir / "reply.txt"
-        if not path.exists():
+    def grade_kept(self, unit: Sum, kept: dict[str, str], scratch: Path, cfg, log_path) -> Verdict:
+        if "reply.txt" not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)
-        got = path.read_text().strip()
+        got = kept["reply.txt"].strip()
         want = str(unit.a + unit.b + self.key_offset)
-        output_path.write_text(f"expected {want}, got {got!r}\n")
-        return Verdict("pass" if got == want else "wrong", f"expected {want}, got {got!r}", 0.0)
+        return Verdict("pass" if got == want else "wrong", f"expected {want}, got {got!r}", 0.0,
+                       output=f"expected {want}, got {got!r}\n")
 
 
 class Adder:

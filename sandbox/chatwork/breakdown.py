@@ -57,14 +57,13 @@ def judge_items(job: BreakdownJob, answers: dict | None) -> dict[str, dict]:
     return out
 
 
-def _verdict(job: BreakdownJob, items: dict[str, dict], way: str, wording: str, output_path: Path,
-             note: str = "") -> Verdict:
+def _verdict(job: BreakdownJob, items: dict[str, dict], way: str, wording: str, note: str = "") -> Verdict:
     right = sum(v["right"] for v in items.values())
     detail = note or f"{right} of {len(items)} items right"
-    output_path.write_text(detail + "\n" + "".join(f"{i}: {'right' if v['right'] else v['parse']}\n"
-                                                  for i, v in items.items()), encoding="utf-8")
     return Verdict("pass" if right == len(items) else "wrong", detail, 0.0,
-                   extra={"breakdown": {"job": job.id, "way": way, "wording": wording, "items": items}})
+                   extra={"breakdown": {"job": job.id, "way": way, "wording": wording, "items": items}},
+                   output=detail + "\n" + "".join(f"{i}: {'right' if v['right'] else v['parse']}\n"
+                                                  for i, v in items.items()))
 
 
 def read_agent_file(path: Path, limit: int = MAX_ANSWERS_BYTES) -> str | None:
@@ -135,29 +134,26 @@ class BreakdownAgent(_Jobs):
                            extra={"breakdown": {"job": unit.id, "way": self.way, "wording": self.wording,
                                                 "items": judge_items(unit, None)}})
         answers = _object_in(text)
-        return _verdict(unit, judge_items(unit, answers), self.way, self.wording, output_path,
-                        "" if answers is not None else f"{ANSWERS_FILE} is not a JSON object")
+        v = _verdict(unit, judge_items(unit, answers), self.way, self.wording,
+                     "" if answers is not None else f"{ANSWERS_FILE} is not a JSON object")
+        output_path.write_text(v.output, encoding="utf-8")
+        return v
 
 
 class BreakdownBatch(_Jobs):
     way = "prompt"
     runs_agent = False
 
-    def prepare(self, unit: BreakdownJob, workdir: Path, cfg: IsolationConfig) -> None:
-        fresh_dir(workdir)
-
     def prompts(self, unit: BreakdownJob) -> list[str]:
         return [batch_prompt(unit, self.wording)]
 
-    def execute(self, unit: BreakdownJob, workdir: Path, chat: ChatSession) -> None:
-        reply = chat.ask([{"role": "user", "content": batch_prompt(unit, self.wording)}])
-        (workdir / REPLY).write_text(reply.content, encoding="utf-8")
+    def execute(self, unit: BreakdownJob, chat: ChatSession, kept: dict[str, str]) -> None:
+        kept[REPLY] = chat.ask([{"role": "user", "content": batch_prompt(unit, self.wording)}]).content
 
-    def grade(self, unit: BreakdownJob, workdir: Path, output_path: Path, cfg: IsolationConfig,
-              log_path: Path | None) -> Verdict:
-        text = read_agent_file(workdir / REPLY) or ""
-        answers = _object_in(text)
-        return _verdict(unit, judge_items(unit, answers), self.way, self.wording, output_path,
+    def grade_kept(self, unit: BreakdownJob, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+                   log_path: Path | None) -> Verdict:
+        answers = _object_in(kept.get(REPLY) or "")
+        return _verdict(unit, judge_items(unit, answers), self.way, self.wording,
                         "" if answers is not None else "the reply is not a JSON object")
 
 
@@ -179,24 +175,20 @@ class BreakdownItems(_Jobs):
     def units(self) -> list[BreakdownUnit]:
         return [BreakdownUnit(j, i) for j in self.jobs for i in j.items]
 
-    def prepare(self, unit: BreakdownUnit, workdir: Path, cfg: IsolationConfig) -> None:
-        fresh_dir(workdir)
-
     def prompts(self, unit: BreakdownUnit) -> list[str]:
         return [item_prompt(unit.job, unit.item, self.wording)]
 
-    def execute(self, unit: BreakdownUnit, workdir: Path, chat: ChatSession) -> None:
-        reply = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}])
-        (workdir / REPLY).write_text(reply.content, encoding="utf-8")
+    def execute(self, unit: BreakdownUnit, chat: ChatSession, kept: dict[str, str]) -> None:
+        kept[REPLY] = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}]).content
 
-    def grade(self, unit: BreakdownUnit, workdir: Path, output_path: Path, cfg: IsolationConfig,
-              log_path: Path | None) -> Verdict:
-        text = read_agent_file(workdir / REPLY)
+    def grade_kept(self, unit: BreakdownUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+                   log_path: Path | None) -> Verdict:
+        text = kept.get(REPLY)
         parse, right = judge(unit.job.spec.answer, unit.item.answer, text)
         single = BreakdownJob(id=unit.job.id, folder=unit.job.folder, spec=unit.job.spec, items=(unit.item,))
         return _verdict(single, {unit.item.id: {"parse": parse, "right": right,
                                                 "answer": None if text is None else text[:ANSWER_CHARS]}},
-                        self.way, self.wording, output_path)
+                        self.way, self.wording)
 
 
 KINDS = {"agent": BreakdownAgent, "prompt": BreakdownBatch, "item": BreakdownItems}

@@ -1,8 +1,8 @@
 """The capability suite's chat items as a kind of work: each item is one attempt, its prompt (or its scripted
-conversation, turn by turn) asked through a ChatSession, the replies kept in the attempt's folder and graded.
+conversation, turn by turn) asked through a ChatSession, the replies kept in the attempt's record and graded.
 
 Grading: fields, structured and constraints over the reply's text, in-process (task_defs/capability/checks.py);
-kbtest by laying the item's files and the reply's code in a folder of the attempt and running the hidden test in
+kbtest by laying the item's files and the reply's code in the attempt's scratch folder and running the hidden test in
 our sandbox, the reply's code in a process apart from the judge (sandbox/tasks/grading.py), each case a check;
 judge items by the judge (sandbox/chatwork/judge.py) when a judge endpoint is given, else `pending`: asked and kept,
 not graded, never counted as 0 or 1, and a regrade with a judge grades them. A short reply that declines is a
@@ -103,9 +103,6 @@ class CapabilityItems:
     def missing(self, unit: CapabilityUnit) -> list[str]:
         return []
 
-    def prepare(self, unit: CapabilityUnit, workdir: Path, cfg: IsolationConfig) -> None:
-        fresh_dir(workdir)
-
     def prompts(self, unit: CapabilityUnit) -> list[str]:
         return [prompt_text(p, unit.item.context, self.context_tokens) for p in unit.item.prompts]
 
@@ -115,48 +112,49 @@ class CapabilityItems:
     def timeout_s(self, unit: CapabilityUnit, run_timeout_s: float) -> float:
         return min(run_timeout_s, TIMEOUT_S)
 
-    def execute(self, unit: CapabilityUnit, workdir: Path, chat: ChatSession) -> None:
+    def execute(self, unit: CapabilityUnit, chat: ChatSession, kept: dict[str, str]) -> None:
         """Each turn after the replies to the ones before, so a later turn can build on them; the replies are
-        written as they come, so a conversation cut short keeps what it got."""
+        kept as they come, so a conversation cut short keeps what it got."""
         messages, replies = [], []
         for prompt in self.prompts(unit):
             messages.append({"role": "user", "content": prompt})
             reply = chat.ask(messages, tools=unit.item.tools or None)
             messages.append({"role": "assistant", "content": reply.content})
             replies.append(calls_reply(reply.content, reply.tool_calls) if unit.item.tools else reply.content)
-            (workdir / REPLIES).write_text(json.dumps({"replies": replies, "context_tokens": self.context_tokens}),
-                                           encoding="utf-8")
+            kept[REPLIES] = json.dumps({"replies": replies, "context_tokens": self.context_tokens})
 
-    def grade(self, unit: CapabilityUnit, workdir: Path, output_path: Path, cfg: IsolationConfig,
-              log_path: Path | None) -> Verdict:
-        path = workdir / REPLIES
-        kept = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-        replies = kept.get("replies") or []
+    def grade_kept(self, unit: CapabilityUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+                   log_path: Path | None) -> Verdict:
+        doc = json.loads(kept[REPLIES]) if REPLIES in kept else {}
+        replies = doc.get("replies") or []
         if len(replies) < len(unit.item.prompts):
             return Verdict("nofile", f"{len(replies)} of {len(unit.item.prompts)} replies were kept", 0.0)
         final = replies[-1]
         g = unit.item.grader
         refusal = is_refusal(final)
         judge_votes = None
+        test_output = ""
         if refusal:
             checks = [CheckResult(n, w, False, "refused") for n, w in check_names(unit.item)]
         elif isinstance(g, JudgeGrader):
             if self.judge is None:
-                output_path.write_text(f"{unit.id}: not graded: no judge endpoint (--judge-endpoint)\n",
-                                       encoding="utf-8")
                 return Verdict("pending", "not graded: no judge endpoint was given (--judge-endpoint)", 0.0,
-                               extra=self._extra(unit, [], None, False, kept))
+                               extra=self._extra(unit, [], None, False, doc),
+                               output=f"{unit.id}: not graded: no judge endpoint (--judge-endpoint)\n")
             try:
                 checks, judge_votes = self.judge.grade(unit.item, replies)
             except JudgeFailed as exc:  # the judge's trouble, not the model's: graded by a later regrade
-                output_path.write_text(f"{unit.id}: not graded: the judge failed: {exc}\n", encoding="utf-8")
                 return Verdict("pending", f"not graded: the judge failed: {exc}"[:500], 0.0,
-                               extra=self._extra(unit, [], None, False, kept))
+                               extra=self._extra(unit, [], None, False, doc),
+                               output=f"{unit.id}: not graded: the judge failed: {exc}\n")
         elif isinstance(g, KbtestGrader):
-            checks, test_outcome = run_kbtest(unit.item, final, workdir / "graded", output_path, cfg, log_path)
+            out = scratch / "tests.txt"
+            checks, test_outcome = run_kbtest(unit.item, final, scratch / "graded", out, cfg, log_path)
+            test_output = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
             if test_outcome == "timeout":  # a safety stop: never a wrong answer (and 0 in usability)
                 return Verdict("timeout", "the hidden test ran past its time limit (a safety stop)", 0.0,
-                               extra=self._extra(unit, checks, None, False, kept, score_of(checks)))
+                               extra=self._extra(unit, checks, None, False, doc, score_of(checks)),
+                               output=test_output)
         else:
             checks = grade_text(g, final, raw=bool(unit.item.tools))
         score = 0.0 if refusal else score_of(checks)
@@ -164,12 +162,10 @@ class CapabilityItems:
         failed = [c for c in checks if not c.passed]
         detail = "refused" if refusal else "full marks" if passed else \
             f"score {score:.2f}; failed: " + "; ".join(f"{c.name} ({c.note})" if c.note else c.name for c in failed)
-        if not isinstance(g, KbtestGrader):
-            output_path.write_text(f"{unit.id}: {detail}\n" + "".join(
-                f"{'PASS' if c.passed else 'FAIL'} {c.name} (weight {c.weight:g}) {c.note}\n" for c in checks),
-                encoding="utf-8")
+        output = test_output if isinstance(g, KbtestGrader) else f"{unit.id}: {detail}\n" + "".join(
+            f"{'PASS' if c.passed else 'FAIL'} {c.name} (weight {c.weight:g}) {c.note}\n" for c in checks)
         return Verdict("pass" if passed else "wrong", detail[:500], 0.0,
-                       extra=self._extra(unit, checks, judge_votes, refusal, kept, score))
+                       extra=self._extra(unit, checks, judge_votes, refusal, doc, score), output=output)
 
     def _extra(self, unit, checks, votes, refusal, kept, score=None) -> dict:
         return {"capability": {"category": unit.category, "item": unit.id, "tier": unit.item.tier,

@@ -1,6 +1,6 @@
 """The text jobs as a kind of work: each item is one attempt, one chat request, its reply kept and scored.
 
-The reply is written to the attempt's folder (reply.txt), so the record keeps it, and a regrade after a scorer or
+The reply is kept by name (reply.txt) in the attempt's record, and a regrade after a scorer or
 answer change reads it again without asking the model. Units are `JOB.ITEM` (e.g. tickets.tk01).
 """
 
@@ -12,7 +12,6 @@ from pathlib import Path
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
 from sandbox.isolation.bwrap import IsolationConfig
-from sandbox.isolation.workdirs import fresh_dir
 from task_defs.textjobs.loader import fingerprint, load_jobs
 from task_defs.textjobs.models import Item, Job
 from task_defs.textjobs.scoring import score
@@ -73,9 +72,6 @@ class TextJobs:
     def missing(self, unit: TextItem) -> list[str]:
         return []
 
-    def prepare(self, unit: TextItem, workdir: Path, cfg: IsolationConfig) -> None:
-        fresh_dir(workdir)
-
     def prompts(self, unit: TextItem) -> list[str]:
         return [unit.prompt]
 
@@ -85,18 +81,15 @@ class TextJobs:
     def timeout_s(self, unit: TextItem, run_timeout_s: float) -> float:
         return min(run_timeout_s, TIMEOUT_S)
 
-    def execute(self, unit: TextItem, workdir: Path, chat: ChatSession) -> None:
-        reply = chat.ask([{"role": "user", "content": unit.prompt}])
-        (workdir / REPLY).write_text(reply.content, encoding="utf-8")
+    def execute(self, unit: TextItem, chat: ChatSession, kept: dict[str, str]) -> None:
+        kept[REPLY] = chat.ask([{"role": "user", "content": unit.prompt}]).content
 
-    def grade(self, unit: TextItem, workdir: Path, output_path: Path, cfg: IsolationConfig,
-              log_path: Path | None) -> Verdict:
-        path = workdir / REPLY
-        if not path.is_file():
+    def grade_kept(self, unit: TextItem, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+                   log_path: Path | None) -> Verdict:
+        if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)
-        s = score(unit.job, unit.item, path.read_text(encoding="utf-8", errors="replace"))
-        output_path.write_text(f"{unit.id}: {'pass' if s.passed else 'fail'} ({s.parse}, score {s.score}) "
-                               f"{s.note}\n", encoding="utf-8")
+        s = score(unit.job, unit.item, kept[REPLY])
         return Verdict("pass" if s.passed else "wrong", s.note or ("full marks" if s.passed else ""), 0.0,
                        extra={"textjob": {"job": unit.job.id, "family": unit.job.family, "item": unit.item.id,
-                                          **s.to_dict()}})
+                                          **s.to_dict()}},
+                       output=f"{unit.id}: {'pass' if s.passed else 'fail'} ({s.parse}, score {s.score}) {s.note}\n")

@@ -10,8 +10,8 @@ A model that calls one step at a time, waiting for each result as a real agent d
 chain, not on its first step.
 
 The answer channel of label and JSON trials is negotiated (sandbox/chatwork/formats.py). The replies are kept as
-the server sent them (reply.json) and grading reads them back, so a regrade after an oracle change never asks
-again.
+the server sent them (reply.json, in the attempt's record) and grading reads them, so a regrade after an oracle
+change never asks again.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
-from sandbox.isolation.workdirs import fresh_dir
 from task_defs.trials.grading import Answer, Call, answer_shape, grade, work_grade
 from task_defs.trials.loader import Family, fingerprint, load_families, rules_fingerprint, tools_of
 from task_defs.trials.models import Trial
@@ -186,9 +185,6 @@ class ToolTrials:
     def missing(self, unit: TrialUnit) -> list[str]:
         return []
 
-    def prepare(self, unit: TrialUnit, workdir: Path, cfg: IsolationConfig) -> None:
-        fresh_dir(workdir)
-
     def prompts(self, unit: TrialUnit) -> list[str]:
         return [unit.trial.messages[-1].content]
 
@@ -211,7 +207,7 @@ class ToolTrials:
             if not self.negotiation.step_down(mode):
                 return mode, messages, tools, reply, tried
 
-    def execute(self, unit: TrialUnit, workdir: Path, chat: ChatSession) -> None:
+    def execute(self, unit: TrialUnit, chat: ChatSession, kept: dict[str, str]) -> None:
         mode, messages, tools, reply, tried = self._first(unit, chat)
         replies = []
         for n in range(ROUNDS):
@@ -225,30 +221,27 @@ class ToolTrials:
                 break
             messages = messages + _results(reply, written, n)
             reply = chat.ask(messages, tools=tools, cache=self.cache)
-        (workdir / REPLY).write_text(json.dumps({"mode": mode, "refused_formats": tried, "replies": replies}),
-                                     encoding="utf-8")
+        kept[REPLY] = json.dumps({"mode": mode, "refused_formats": tried, "replies": replies})
 
-    def grade(self, unit: TrialUnit, workdir: Path, output_path: Path, cfg: IsolationConfig,
-              log_path: Path | None) -> Verdict:
-        path = workdir / REPLY
-        if not path.is_file():
+    def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+                   log_path: Path | None) -> Verdict:
+        if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)
         try:
-            kept = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+            exchange = json.loads(kept[REPLY])
         except ValueError:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
-        answer = answer_of(kept, unit.trial.tools, unit.trial)
-        shell = SandboxShell(workdir, cfg)
+        answer = answer_of(exchange, unit.trial.tools, unit.trial)
+        shell = SandboxShell(scratch, cfg)
         v = grade(unit.trial, answer, CachedShell(shell, self.cache) if self.cache else shell)
-        mode = kept.get("mode") or "text"
-        refused = [r for r in replies_of(kept) if r.get("finish") == "refused"]
+        mode = exchange.get("mode") or "text"
+        refused = [r for r in replies_of(exchange) if r.get("finish") == "refused"]
         cause = "refused" if refused and not v.passed else v.cause
-        output_path.write_text(f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) "
-                               f"{cause or ''} {v.detail}\n", encoding="utf-8")
         outcome = "pass" if v.passed else "timeout" if cause == "timeout" else "wrong"  # a safety stop is no verdict
         return Verdict(outcome, v.detail or cause or "", 0.0, extra={"trial": {
             "family": unit.family.id, "grade": work_grade(unit.trial), "oracle": unit.trial.oracle.kind,
             "score": v.score, "cause": cause, "forms": sorted({c.form for c in answer.calls}),
-            "response_format": mode if format_of(unit.trial, mode)[0] else "text", "rounds": len(replies_of(kept)),
-            "elicitation": self.elicitation.get(mode), "shape": answer_shape(unit.trial),
-            "rules": self.rules}})
+            "response_format": mode if format_of(unit.trial, mode)[0] else "text",
+            "rounds": len(replies_of(exchange)), "elicitation": self.elicitation.get(mode),
+            "shape": answer_shape(unit.trial), "rules": self.rules}},
+            output=f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) {cause or ''} {v.detail}\n")

@@ -134,7 +134,7 @@ class LedgerRecord:
 
     def add_regrading(self, regrading: dict, tests: str, fingerprint: str) -> None:
         entry = json_safe({"type": "regrading", "key": self.key, "regrading": regrading, "tests": tests,
-                           "at": time.strftime("%Y-%m-%dT%H:%M:%S")})
+                           "at": time.strftime("%Y-%m-%dT%H:%M:%S")})  # as a reader will parse it back
         self.ledger.append(entry)
         self.regradings.append(entry)
 

@@ -1,7 +1,7 @@
 """Chat-only work: kinds whose attempt is one request, or a short conversation, sent by the harness itself.
 
 Text jobs, tool-use trials and capability items need no agent and no sandboxed session: the model's reply is data
-that the kind's scorer reads, never code that runs. Such a kind implements `execute(unit, workdir, chat)` (see
+that the kind's scorer reads, never code that runs. Such a kind implements `execute(unit, chat, kept)` (see
 sandbox/engine/kinds.py) and asks through the ChatSession the Runner hands it. The session does what an agent
 session does for the Runner: holds one of the server's slots per request, writes every request and reply to the
 attempt's events, counts turns and tokens, keeps to the attempt's time, and tells server trouble (ChatInfra: the
@@ -30,6 +30,10 @@ class ChatInfra(Exception):
 
 class ChatTimeout(Exception):
     """The attempt's time ran out before the replies it needed were in: outcome timeout, never a wrong answer."""
+
+
+class NotCached(Exception):
+    """A replay (a session that may only answer from the reply cache) met a request the cache does not hold."""
 
 
 @dataclass
@@ -62,8 +66,8 @@ class ChatClient:
         self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=0)
 
     def session(self, cond: Condition, timeout_s: float, events: EventLog, slots: ServerSlots | None,
-                attempt: int = 1) -> ChatSession:
-        return ChatSession(self, cond, time.monotonic() + timeout_s, events, slots, attempt)
+                attempt: int = 1, replay: bool = False) -> ChatSession:
+        return ChatSession(self, cond, time.monotonic() + timeout_s, events, slots, attempt, replay)
 
     def create(self, params: dict, timeout_s: float):
         return self._client.chat.completions.create(**params, timeout=timeout_s)
@@ -76,9 +80,10 @@ class ChatSession:
     """What a chat-only kind's execute() asks through, for one attempt."""
 
     def __init__(self, client: ChatClient, cond: Condition, deadline: float, events: EventLog,
-                 slots: ServerSlots | None, attempt: int = 1):
+                 slots: ServerSlots | None, attempt: int = 1, replay: bool = False):
         self._client, self.cond, self.deadline, self.events, self._slots = client, cond, deadline, events, slots
         self.attempt = attempt  # the attempt's seed: a kind may vary what it asks by it (the trials' tool order)
+        self.replay = replay  # answer from the cache only: a request it does not hold raises NotCached
         self.stats = SessionStats()
         self.slot_wait_s = 0.0
 
@@ -86,12 +91,11 @@ class ChatSession:
             response_format: dict | None = None, cache: ReplyCache | None = None) -> ChatReply:
         """One chat completion. max_tokens defaults to the condition's cap and the sampling is the condition's (the
         run's, so every kind's requests are made alike); with a cache, a request asked before (same endpoint,
-        model, attempt and body) is answered from it. Raises ChatInfra or ChatTimeout."""
+        model, attempt and body) is answered from it. Raises ChatInfra or ChatTimeout (and NotCached in a
+        replay)."""
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise ChatTimeout("the attempt's time ran out before this request")
-        self.events.write({"type": "request", "messages": messages, "tools": [t["function"]["name"] for t in tools]
-                           if tools else None, "response_format": (response_format or {}).get("type")})
         asked: dict = {"model": self._client.model, "messages": messages,
                        "max_tokens": max_tokens or self.cond.max_tokens, "extra_body": self.cond.request_extra()}
         if tools:
@@ -100,6 +104,10 @@ class ChatSession:
             asked["response_format"] = response_format
         key = cache.key({"url": self._client.url, "attempt": self.attempt, **asked}) if cache else None
         kept = cache.get(key) if cache else None
+        if kept is None and self.replay:
+            raise NotCached("a request the reply cache does not hold")
+        self.events.write({"type": "request", "messages": messages, "tools": [t["function"]["name"] for t in tools]
+                           if tools else None, "response_format": (response_format or {}).get("type")})
         if kept is not None:
             return self._reply({**kept, "speed": None}, cached=True)
         # streamed, so the reply's speed is seen as it arrives (sandbox/agents/wire.py)

@@ -6,9 +6,11 @@ agent is told, which sandbox its sessions get and how what it left is graded int
 the first kind; kernel tasks (gpu/kind.py) the second. A new kind is a module implementing WorkKind, never a loop.
 
 An attempt is executed one of two ways, chosen by the kind's `runs_agent`: the run's agent (pi or builtin) in one
-sandboxed session per prompt, or, for chat-only kinds (text jobs, tool-use trials, capability items), the kind's
-own `execute`, which asks the server through a ChatSession (sandbox/engine/chat.py) and leaves the replies in the
-attempt's folder. Either way `grade` reads that folder, so recording, resume and regrading are the same.
+sandboxed session per prompt in a folder laid by `prepare`, graded by `grade` from what is left there; or, for
+chat-only kinds (text jobs, tool-use trials, capability items, the breakdown's prompts), the kind's own `execute`,
+which asks the server through a ChatSession (sandbox/engine/chat.py) and keeps the replies as texts by name, graded
+by `grade_kept` from those texts: no folder unless the grading itself runs something (a shell trial, a hidden test),
+which it does in the scratch folder it is given. Recording, resume and regrading are the same for both.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Verdict:
     duration_s: float
     session: SessionResult | None = None  # the grading sandbox's session, for its kill counts
     extra: dict = field(default_factory=dict)  # fields of this kind, kept in result.json under the kind's name
+    output: str = ""  # grade_kept's evidence for a reader (grade writes its own to output_path)
 
 
 class WorkKind(Protocol):
@@ -55,7 +58,8 @@ class WorkKind(Protocol):
         """Commands the unit needs that this machine lacks: the attempt is skipped, not scored."""
 
     def prepare(self, unit, workdir: Path, cfg: IsolationConfig) -> None:
-        """Lay the unit's starting folder (raise sandbox.tasks.validation.PrepareError when that fails)."""
+        """Kinds that run the agent: lay the unit's starting folder (raise sandbox.tasks.validation.PrepareError
+        when that fails)."""
 
     def prompts(self, unit) -> list[str]:
         """One agent session per prompt, in order."""
@@ -65,12 +69,19 @@ class WorkKind(Protocol):
 
     def timeout_s(self, unit, run_timeout_s: float) -> float: ...
 
-    def execute(self, unit, workdir: Path, chat: ChatSession) -> None:
-        """Chat-only kinds: ask what the unit needs and write the replies into workdir (the record keeps them and
-        grade reads them). ChatInfra and ChatTimeout pass through to the Runner. Kinds that run the agent need none."""
+    def execute(self, unit, chat: ChatSession, kept: dict[str, str]) -> None:
+        """Chat-only kinds: ask what the unit needs and put the replies in `kept` (name -> text) as they come, so an
+        exchange cut short keeps what it got; the record keeps them and grade_kept reads them. ChatInfra and
+        ChatTimeout pass through to the Runner."""
 
     def grade(self, unit, workdir: Path, output_path: Path, cfg: IsolationConfig, log_path: Path | None) -> Verdict:
-        """Grade what the agent left in workdir; write the evidence a reader needs to output_path."""
+        """Kinds that run the agent: grade what it left in workdir; write the evidence a reader needs to
+        output_path."""
+
+    def grade_kept(self, unit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+                   log_path: Path | None) -> Verdict:
+        """Chat-only kinds: grade the kept replies, the evidence in the Verdict's output. `scratch` does not exist;
+        grading that runs something makes it and works there (the Runner removes it afterwards)."""
 
 
 class AgentTasks:

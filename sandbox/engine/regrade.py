@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sandbox.engine.attempt_records import AttemptRecord, records_of
 from sandbox.engine.kinds import WorkKind
+from sandbox.engine.ledger import kept_files
 from sandbox.engine.stops import DiskFull
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.diskspace import ran_full
@@ -40,12 +41,18 @@ def regrade_record(kind: WorkKind, record: AttemptRecord, work_root: Path, cfg: 
     work = fresh_dir(Path(work_root) / "regrade" / result["run_id"] / result["condition"] / task.id
                      / f"s{result['seed']}")
     record.lay_files(work)
-    out = work.with_name(work.name + ".tests.txt")
-    g = kind.grade(task, work, out, cfg, None)
+    if kind.runs_agent:
+        out = work.with_name(work.name + ".tests.txt")
+        g = kind.grade(task, work, out, cfg, None)
+        tests = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
+        out.unlink(missing_ok=True)
+    else:  # the replies as the kind kept them; the folder becomes its scratch
+        kept, _ = kept_files(work)
+        remove_tree(work)
+        g = kind.grade_kept(task, kept, work, cfg, None)
+        tests = g.output
     full = ran_full({"work": work, "runs": record.home})
     remove_tree(work, ignore_errors=True)  # agent code ran in the regrade too: any tree can be there
-    tests = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
-    out.unlink(missing_ok=True)
     if full:  # the verdict cannot be trusted: the record keeps the grading it had
         raise DiskFull(f"{full} (regrading {task.id}); free space and regrade again")
     regrading = {"outcome": g.outcome, "detail": g.detail, "test_duration_s": round(g.duration_s, 3),

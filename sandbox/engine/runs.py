@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import threading
 import time
 import traceback
@@ -23,7 +24,7 @@ from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.wire import speed_summary
 from sandbox.engine.attempt_report import changed_files, fingerprint, write_report
-from sandbox.engine.chat import ChatInfra, ChatTimeout
+from sandbox.engine.chat import ChatInfra, ChatTimeout, NotCached
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
 from sandbox.engine.ledger import LedgerBox, RunLedger
 from sandbox.engine.records import RESULT, FolderBox, attempt_dir, is_false_claim
@@ -85,6 +86,7 @@ class Runner:
         self._stopping: RunStopped | None = None  # why no further attempt may start (full disk, dead server)
         self._down_since: float | None = None  # when the server was last seen answering, if it stopped since
         self._up_at: float | None = None  # when this run's last check found the server answering
+        self._room_at = float("-inf")  # when this run's last disk check found room for an attempt
         self._changes: dict[str, list[dict]] = {}  # attempt key -> the files its agent changed
         self._boxes: dict[str, FolderBox | LedgerBox] = {}  # attempt key -> where its current try is kept
         self.ledger: RunLedger | None = None  # the chat-only kinds' records
@@ -116,6 +118,8 @@ class Runner:
         summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
         with open_agent(self.spec, self.run_dir) as agent:
             self.agent = agent
+            if not self.kind.runs_agent and getattr(self.kind, "cache", None) is not None:
+                self._replay(todo, summary)
             n = max(1, min(self.spec.workers, len(todo) or 1))
             with ThreadPoolExecutor(max_workers=n, thread_name_prefix="grader") as graders:
                 workers = [threading.Thread(target=self._work, args=(todo, summary, graders), daemon=True)
@@ -157,6 +161,9 @@ class Runner:
     def _places(self) -> dict[str, Path]:
         return {"work": self.work_dir, "runs": self.run_dir}
 
+    def _workdir(self, a: Attempt) -> Path:
+        return self.work_dir / f"{a.cond.name}/{a.task.id}/s{a.seed}"
+
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
 
@@ -165,10 +172,8 @@ class Runner:
         with self._lock:
             box = self._boxes.get(a.key)
             if box is None:
-                box = self._boxes[a.key] = (
-                    FolderBox(self._dest(a)) if self.ledger is None else
-                    LedgerBox(self.ledger, a.key, self.work_dir / a.cond.name / a.task.id / f"s{a.seed}.tests.txt",
-                              self._ledger_requeues))
+                box = self._boxes[a.key] = (FolderBox(self._dest(a)) if self.ledger is None else
+                                            LedgerBox(self.ledger, a.key, self._ledger_requeues))
             return box
 
     def _work(self, todo: deque, summary: dict, graders: ThreadPoolExecutor) -> None:
@@ -177,47 +182,86 @@ class Runner:
                 if not todo or self._stopping:
                     return
                 a = todo.popleft()
-            try:
-                self._check_server()
-                ensure_room(self._places(), self.spec.room_needed())
-                outcome = self.agent_phase(a)
-            except (RunStopped, OSError) as exc:
-                if not isinstance(exc, RunStopped) and exc.errno != errno.ENOSPC:
-                    outcome = self._harness_error(a, exc, "setting up or running the agent")
-                    if outcome is None:  # not even that could be written: the error ends the run, a rerun redoes it
-                        continue
-                else:
-                    with self._lock:  # back in the queue; no further attempt starts
-                        todo.appendleft(a)
-                        self._stopping = self._stopping or (exc if isinstance(exc, RunStopped) else DiskFull(str(exc)))
-                    return
-            except Exception as exc:  # a harness bug: recorded as such for this attempt, the run goes on
+            self._attempt(a, todo, summary, graders)
+
+    def _replay(self, todo: deque, summary: dict) -> None:
+        """Attempts whose every request is in the reply cache, done first and in this one thread: with nothing to
+        wait for they are interpreter work only, which more threads would just take turns at. One that meets a
+        request not kept is left, in its place in the queue, for the workers."""
+        left: deque = deque()
+        while todo and not self._stopping:
+            a = todo.popleft()
+            if not self._attempt(a, todo, summary, None, replay=True):
+                left.append(a)
+        todo.extendleft(reversed(left))
+
+    def _attempt(self, a: Attempt, todo: deque, summary: dict, graders: ThreadPoolExecutor | None,
+                 replay: bool = False) -> bool:
+        """One try of one attempt, its result reported (or it is back in the queue); False, with nothing kept, when
+        a replay met a request that is not in the cache."""
+        try:
+            self._check_server()
+            self._ensure_room()
+            outcome = self.agent_phase(a, replay)
+        except NotCached:
+            self._forget(a)
+            return False
+        except (RunStopped, OSError) as exc:
+            if not isinstance(exc, RunStopped) and exc.errno != errno.ENOSPC:
                 outcome = self._harness_error(a, exc, "setting up or running the agent")
-                if outcome is None:
-                    continue
-            if outcome is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
-                with self._lock:
-                    todo.append(a)
-            elif isinstance(outcome, Graded) and not self.kind.runs_agent:
-                # A chat attempt's grading is in-process work (a shell trial's sandbox at most) done after its
-                # requests: its worker does it, sparing a thread handoff per attempt on a strike of thousands.
-                try:
-                    self._report(summary, self._grade_or_record_error, outcome)
-                except Exception as exc:  # as run() treats a grader's failure
-                    with self._lock:
-                        if isinstance(exc, DiskFull) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
-                            self._stopping = self._stopping or (
-                                exc if isinstance(exc, DiskFull) else DiskFull(f"no space left while recording a "
-                                                                               f"result ({exc})"))
-                            return
-                        self._errors.append(f"grading: {type(exc).__name__}: {exc}")
-            elif isinstance(outcome, Graded):
-                # Grading runs beside the next agent session, so the model server never waits on a hidden test.
-                fut = graders.submit(self._report, summary, self._grade_or_record_error, outcome)
-                with self._lock:
-                    self._grading.append(fut)
+                if outcome is None:  # not even that could be written: the error ends the run, a rerun redoes it
+                    return True
             else:
-                self._report(summary, lambda r: r, outcome)
+                with self._lock:  # back in the queue; no further attempt starts
+                    todo.appendleft(a)
+                    self._stopping = self._stopping or (exc if isinstance(exc, RunStopped) else DiskFull(str(exc)))
+                return True
+        except Exception as exc:  # a harness bug: recorded as such for this attempt, the run goes on
+            outcome = self._harness_error(a, exc, "setting up or running the agent")
+            if outcome is None:
+                return True
+        if outcome is None:  # server trouble: back of the queue, at most MAX_REQUEUES times
+            with self._lock:
+                todo.append(a)
+        elif isinstance(outcome, Graded) and not self.kind.runs_agent:
+            # A chat attempt's grading is in-process work (a shell trial's sandbox at most) done after its
+            # requests: its worker does it, sparing a thread handoff per attempt on a strike of thousands.
+            try:
+                self._report(summary, self._grade_or_record_error, outcome)
+            except Exception as exc:  # as run() treats a grader's failure
+                with self._lock:
+                    if isinstance(exc, DiskFull) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC):
+                        self._stopping = self._stopping or (
+                            exc if isinstance(exc, DiskFull) else DiskFull(f"no space left while recording a "
+                                                                           f"result ({exc})"))
+                    else:
+                        self._errors.append(f"grading: {type(exc).__name__}: {exc}")
+        elif isinstance(outcome, Graded):
+            # Grading runs beside the next agent session, so the model server never waits on a hidden test.
+            fut = graders.submit(self._report, summary, self._grade_or_record_error, outcome)
+            with self._lock:
+                self._grading.append(fut)
+        else:
+            self._report(summary, lambda r: r, outcome)
+        return True
+
+    def _forget(self, a: Attempt) -> None:
+        """Drop what a try that is given up without a record left in memory."""
+        with self._lock:
+            self._boxes.pop(a.key, None)
+        self._t0.pop(a.key, None)
+        self._started.pop(a.key, None)
+        self._stages.pop(a.key, None)
+
+    def _ensure_room(self) -> None:
+        """Room for the next attempt. For chat attempts, which write one line each, a check this recent stands (a
+        strike of cached replies paid two file-system queries an attempt for it); a disk that fills in between
+        fails the line's write, which stops the run the same way."""
+        now = time.monotonic()
+        if not self.kind.runs_agent and now - self._room_at < UP_FRESH_S:
+            return
+        ensure_room(self._places(), self.spec.room_needed())
+        self._room_at = now
 
     def _report(self, summary: dict, make, arg) -> None:
         try:
@@ -259,7 +303,7 @@ class Runner:
             box.events.write({"type": "harness_error", "phase": phase, "message": message,
                               "traceback": "".join(traceback.format_exception(exc))[-4000:]})
             if not self.spec.keep_work:
-                remove_tree(self.work_dir / a.cond.name / a.task.id / f"s{a.seed}", ignore_errors=True)
+                remove_tree(self._workdir(a), ignore_errors=True)
             return self._finish(a, box, {**(base or self._base(a)), **self._counts(stats or SessionStats()),
                                          "outcome": "infra", "infra": True, "infra_error": message,
                                          "harness_error": message, "detail": message, "requeues": box.requeues()})
@@ -276,8 +320,9 @@ class Runner:
                 "started_at": self._started.get(a.key) or time.strftime("%Y-%m-%dT%H:%M:%S"),
                 "isolation": self._isolation}
 
-    def agent_phase(self, a: Attempt) -> Graded | dict | None:
-        """Set up the folder and run the agent: a finished result (skipped, infra), work to grade, or None."""
+    def agent_phase(self, a: Attempt, replay: bool = False) -> Graded | dict | None:
+        """Set up the folder and run the agent (a chat kind: ask; with `replay`, from the reply cache alone, else
+        NotCached): a finished result (skipped, infra), work to grade, or None."""
         box = self._box(a)
         box.open()
         events = box.events
@@ -290,9 +335,13 @@ class Runner:
             msg = f"requires {', '.join(missing)}, not found on this machine"
             box.write_tests(f"skipped: {msg}\n")
             return self._finish(a, box, {**base, "outcome": "skipped", "detail": msg})
-        stats, infra = self._sessions(a, events)
-        workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
-        full = ran_full(self._places())
+        if self.kind.runs_agent:
+            stats, infra = self._sessions(a, events)
+        else:
+            stats, infra = self._chat(a, box, stages, replay)
+        workdir = self._workdir(a)
+        # a chat attempt wrote nothing to disk: there is nothing a full disk could have spoiled
+        full = ran_full(self._places()) if self.kind.runs_agent else None
         if full and not infra:
             own = used_bytes(workdir)
             if own > self.spec.limits.disk_bytes:
@@ -308,7 +357,7 @@ class Runner:
                 full = ran_full(self._places())
         infra = infra or full  # writes may have failed: whatever the agent did is not its score
         if infra:
-            if not self.spec.keep_work:  # its folder is redone from scratch; on a full disk it may be what fills it
+            if not self.spec.keep_work and self.kind.runs_agent:  # redone from scratch; it may be what fills the disk
                 remove_tree(workdir, ignore_errors=True)
             with self._lock:
                 n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
@@ -325,24 +374,29 @@ class Runner:
         a, box, stats = job.attempt, job.box, job.stats
         t = time.monotonic()
         job.stages["grade_wait_s"] = round(t - job.agent_done, 3)
-        workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
+        workdir = self._workdir(a)
         if self.spec.defer_grading:  # graded later from the record (regrade), e.g. where the GPU is free
             g = Verdict(PENDING, "not graded yet: the run was started with grading deferred", 0.0)
         elif not self.kind.runs_agent and stats.stop_reason == "timeout":
             # a chat attempt cut off by its time has replies missing: a safety stop, never a wrong answer
             g = Verdict("timeout", "the attempt's time ran out before the server's replies were in", 0.0)
-        else:
+        elif self.kind.runs_agent:
             g = self.kind.grade(a.task, workdir, box.tests_path, self.spec.isolation, self.log_path)
+        else:
+            g = self.kind.grade_kept(a.task, box.files, workdir, self.spec.isolation, self.log_path)
+            box.write_tests(g.output)
         # the hidden test itself, and what starting and ending its sandbox cost around it
         job.stages["test_s"] = round(g.duration_s, 3)
         job.stages["judge_overhead_s"] = round(max(0.0, time.monotonic() - t - g.duration_s), 3)
         t = time.monotonic()
-        full = ran_full(self._places())
+        # a chat attempt's grading that ran nothing (no scratch folder) wrote nothing a full disk could spoil
+        on_disk = self.kind.runs_agent or os.path.lexists(workdir)
+        full = ran_full(self._places()) if on_disk else None
         if full:  # the hidden test's verdict cannot be trusted: no result, so the next run redoes the attempt
             raise DiskFull(f"{full} (while grading {a.key})")
         budget = self.spec.budget_for(job.base.get("tier"))
-        left_out = box.keep_files(workdir)
-        if not self.spec.keep_work:
+        left_out = box.keep_files(workdir) if self.kind.runs_agent else box.keep_kept()
+        if on_disk and not self.spec.keep_work:
             remove_tree(workdir, ignore_errors=True)
         result = {**job.base, **self._counts(stats), "outcome": g.outcome, "infra": False, "detail": g.detail,
                   "test_duration_s": round(g.duration_s, 3), "agent_timeout": stats.stop_reason == "timeout",
@@ -368,19 +422,17 @@ class Runner:
         """Prepare the folder, then one agent session per prompt; returns the stats and any infra error."""
         total = SessionStats()
         stages = self._stages.setdefault(a.key, {})
-        workdir = self.work_dir / a.cond.name / a.task.id / f"s{a.seed}"
+        workdir = self._workdir(a)
         t = time.monotonic()
         try:
             self.kind.prepare(a.task, workdir, self.spec.isolation)
         except PrepareError as exc:
             return total, f"task setup failed: {exc}"
-        before = fingerprint(workdir) if self.kind.runs_agent else None
+        before = fingerprint(workdir)
         stages["setup_s"] = round(time.monotonic() - t, 3)
         stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
         limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s),
                                         max_turns=getattr(a.task, "max_steps", None))
-        if not self.kind.runs_agent:
-            return self._chat(a, workdir, limits.timeout_s, events, stages)
         isolation = self.kind.session_isolation(a.task, self.spec.isolation)
         for i, prompt in enumerate(self.kind.prompts(a.task)):
             down = self._wait_for_server(stages)
@@ -399,9 +451,8 @@ class Runner:
                 return total, stats.infra_error
             if stats.stop_reason == "timeout":
                 break
-        if before is not None:  # before the hidden test, which may write files of its own
-            with self._lock:
-                self._changes[a.key] = changed_files(before, fingerprint(workdir))
+        with self._lock:  # before the hidden test, which may write files of its own
+            self._changes[a.key] = changed_files(before, fingerprint(workdir))
         return total, None
 
     def _wait_for_server(self, stages: dict) -> str | None:
@@ -422,16 +473,18 @@ class Runner:
                 self._down_since = time.monotonic() - self.spec.server_wait_s
         return None if up else f"server at {self.spec.url} did not answer /health or /v1/models"
 
-    def _chat(self, a: Attempt, workdir: Path, timeout_s: float, events: EventLog,
-              stages: dict) -> tuple[SessionStats, str | None]:
-        """A chat-only kind's attempt: its execute() asks the server through a ChatSession, replies into workdir."""
-        down = self._wait_for_server(stages)
+    def _chat(self, a: Attempt, box: LedgerBox, stages: dict, replay: bool) -> tuple[SessionStats, str | None]:
+        """A chat-only kind's attempt: its execute() asks the server through a ChatSession and keeps the replies in
+        the box. A replay asks nothing (the cache answers or NotCached is raised), so it waits for no server."""
+        stages["setup_s"] = stages["agent_s"] = stages["server_wait_s"] = stages["slot_wait_s"] = 0.0
+        down = None if replay else self._wait_for_server(stages)
         if down:
             return SessionStats(), down
-        chat = self.agent.session(a.cond.for_attempt(a.seed), timeout_s, events, self.slots, a.seed)
+        chat = self.agent.session(a.cond.for_attempt(a.seed), self.kind.timeout_s(a.task, self.spec.timeout_s),
+                                  box.events, self.slots, a.seed, replay)
         t = time.monotonic()
         try:
-            self.kind.execute(a.task, workdir, chat)
+            self.kind.execute(a.task, chat, box.files)
             chat.stats.stop_reason = "stop"
         except ChatTimeout:
             chat.stats.stop_reason = "timeout"
@@ -454,7 +507,7 @@ class Runner:
 
     def _finish(self, a: Attempt, box: FolderBox | LedgerBox, fields: dict) -> dict:
         """Every result has the same keys, whatever the outcome: later readers rely on it."""
-        result = {**RESULT_DEFAULTS, **self._counts(SessionStats()), **fields}
+        result = {**RESULT_DEFAULTS, **NO_COUNTS, **fields}
         result["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         # this try only: setup, agent sessions, grading and records, without earlier requeued tries
         result["wall_s"] = round(time.monotonic() - self._t0.pop(a.key, time.monotonic()), 3)
@@ -464,3 +517,6 @@ class Runner:
         with self._lock:
             self._boxes.pop(a.key, None)
         return result
+
+
+NO_COUNTS = Runner._counts(SessionStats())  # the counts of an attempt no session ran
