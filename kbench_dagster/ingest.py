@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore
+from kbench_dagster.store import ATTEMPT_COLUMNS, ResultsStore, RunManifest
 from sandbox.engine.attempt_records import AttemptRecord, done_keys, records_of
 
 KERNELS = "kernels"  # gpu.kind.NAME: kernel results go to their own table
@@ -116,19 +116,17 @@ def endpoint_fields(manifest: dict) -> dict:
 
 def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
                tables: tuple[str, ...] = ALL_TABLES) -> dict[str, int]:
-    """One cell of a run into the store under `key` (delete-then-insert), with the run's manifest."""
+    """One cell of a run into the store under `key` (delete-then-insert), with the run's manifest and its named
+    endpoint's description: one transaction, all or nothing."""
     rows = collect_rows(run_dir, condition, seed)
-    counts = store.replace_partition(key, {t: rows[t] for t in tables})
-    if (Path(run_dir) / "manifest.json").exists():
-        keep_manifest(store, json.loads((Path(run_dir) / "manifest.json").read_text()))
-    return counts
+    path = Path(run_dir) / "manifest.json"
+    manifests = [RunManifest(json.loads(path.read_text()))] if path.exists() else []
+    return store.replace_partitions({key: {t: rows[t] for t in tables}}, manifests)
 
 
 def keep_manifest(store: ResultsStore, manifest: dict) -> None:
     """The run's manifest, and its named endpoint's description as the run found it."""
-    store.upsert_manifest(manifest)
-    if (manifest.get("endpoint") or {}).get("name"):
-        store.save_endpoint(manifest["endpoint"], manifest["settings"]["url"])
+    store.upsert_manifest(RunManifest(manifest))
 
 
 def cells_of(run_dir: Path) -> list[tuple[str, int]]:

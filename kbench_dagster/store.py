@@ -8,9 +8,11 @@ finishing together both land, one after the other. Partition writes are delete-t
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import random
+import re
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -126,10 +128,28 @@ ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS exchange VARCHAR;
 """
 TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
           "breakdown_answers", "trial_results", "capability_results", "requests")
+# SCHEMA and SCORED_VIEW take about as long as opening the file and almost always change nothing, so a writer runs
+# them only when the file lacks one of their tables or their view, or when other DDL ran there last. Their digest, set
+# as the view's comment once both have run, tells: a writer of another version sets its own digest, or (one from
+# before the digest) drops it by replacing the view, and the next writer of this version runs them again.
+_SCHEMA_TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+_VIEW = re.search(r"CREATE OR REPLACE VIEW (\w+)", SCORED_VIEW).group(1)
+_SCHEMA_MARK = "kbench schema " + hashlib.sha256((SCHEMA + SCORED_VIEW).encode()).hexdigest()[:16]
+_CATALOG = """
+SELECT table_name, NULL FROM duckdb_tables() WHERE NOT temporary AND schema_name = 'main'
+UNION ALL
+SELECT view_name, comment FROM duckdb_views() WHERE NOT temporary AND schema_name = 'main' AND NOT internal
+"""
 
 
 class StoreBusy(RuntimeError):
     pass
+
+
+class RunManifest(dict):
+    """The manifest of a run made on this machine: stored, it brings the description of the endpoint it names, as
+    the run found it. A plain dict (an imported run's manifest) names another site's endpoint and leaves this
+    machine's endpoints as they are."""
 
 
 class ResultsStore:
@@ -155,9 +175,10 @@ class ResultsStore:
                 time.sleep(delay + random.random() * delay)
                 delay = min(delay * 1.5, 1.0)
         try:
-            if not read_only:
+            if not read_only and not _schema_current(con):
                 con.execute(SCHEMA)
                 con.execute(SCORED_VIEW)
+                con.execute(f"COMMENT ON VIEW {_VIEW} IS '{_SCHEMA_MARK}'")  # last: DDL cut short runs again
             yield con
         finally:
             con.close()
@@ -194,17 +215,24 @@ class ResultsStore:
     @staticmethod
     def _insert(con, table: str, rows: list[dict]) -> int:
         """All rows in one statement, a list per column unnested and cast to the column's type: DuckDB takes a
-        row at a time from executemany (a 1,500-trial strike's rows took seconds). A column whose values DuckDB
-        cannot hold in one list (mixed kinds) falls back to row by row."""
+        row at a time from executemany (a 1,500-trial strike's rows took seconds). DuckDB converts every Python value
+        it is handed one by one, and most of a partition's columns hold one value in every row (its run, model,
+        endpoint): such a column goes as that one value. A column whose values DuckDB cannot hold in one list
+        (mixed kinds) falls back to row by row."""
         if not rows:
             return 0
         info = con.execute(f"PRAGMA table_info('{table}')").fetchall()
         cols, types = [r[1] for r in info], [r[2] for r in info]
         names = ", ".join(chr(34) + c + chr(34) for c in cols)
-        columns = [[_cell(r.get(c)) for r in rows] for c in cols]
+        columns = [_column(rows, c) for c in cols]
+        shared = [_shared(values) for values in columns]
+        if all(shared):
+            shared[0] = False  # the one list that gives the statement its rows
         try:
-            con.execute(f"INSERT INTO {table} ({names}) SELECT "
-                        + ", ".join(f"CAST(unnest(${i + 1}) AS {t})" for i, t in enumerate(types)), columns)
+            con.execute(f"INSERT INTO {table} ({names}) SELECT " + ", ".join(
+                f"CAST(${i + 1} AS {t})" if one else f"CAST(unnest(${i + 1}) AS {t})"
+                for i, (t, one) in enumerate(zip(types, shared))),
+                [values[0] if one else values for values, one in zip(columns, shared)])
         except (duckdb.ConversionException, duckdb.InvalidInputException, duckdb.NotImplementedException,
                 duckdb.BinderException):
             con.executemany(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' for _ in cols)})",
@@ -223,17 +251,23 @@ class ResultsStore:
             manifest["run_id"], s["model"], s["agent"], s["url"], manifest["suite"]["fingerprint"],
             manifest.get("created"), json.dumps(manifest["versions"]), json.dumps(manifest.get("gpus", [])),
             json.dumps(manifest.get("server", {})), json.dumps(s)])
+        if isinstance(manifest, RunManifest) and (manifest.get("endpoint") or {}).get("name"):
+            ResultsStore._put_endpoint(con, manifest["endpoint"], s["url"])
 
     def save_endpoint(self, record: dict, url: str) -> None:
         """An endpoint's latest description (sandbox/servers/hardware.py endpoint_record) under its name."""
+        with self.connect() as con:
+            self._put_endpoint(con, record, url)
+
+    @staticmethod
+    def _put_endpoint(con, record: dict, url: str) -> None:
         cols = ("hardware", "hardware_class", "site", "engine", "engine_version", "build", "model_id", "model_file",
                 "quant", "n_ctx", "slots")
-        with self.connect() as con:
-            con.execute("INSERT OR REPLACE INTO endpoints VALUES (?, ?, " + ", ".join("?" for _ in cols)
-                        + ", ?, ?, ?, now())",
-                        [record["name"], url, *[None if record.get(c) is None else str(record[c]) for c in cols],
-                         json.dumps(record.get("sampling_defaults") or {}), json.dumps(record.get("declared") or []),
-                         json.dumps(record.get("guessed") or [])])
+        con.execute("INSERT OR REPLACE INTO endpoints VALUES (?, ?, " + ", ".join("?" for _ in cols)
+                    + ", ?, ?, ?, now())",
+                    [record["name"], url, *[None if record.get(c) is None else str(record[c]) for c in cols],
+                     json.dumps(record.get("sampling_defaults") or {}), json.dumps(record.get("declared") or []),
+                     json.dumps(record.get("guessed") or [])])
 
     def endpoints(self) -> list[dict]:
         with self.connect() as con:
@@ -290,7 +324,33 @@ class ResultsStore:
             return [d[0] for d in cur.description or []], cur.fetchall()
 
 
+def _schema_current(con) -> bool:
+    found = dict(con.execute(_CATALOG).fetchall())
+    return found.get(_VIEW) == _SCHEMA_MARK and all(t in found for t in _SCHEMA_TABLES)
+
+
 def _cell(value):
     if isinstance(value, (list, dict)):
         return json.dumps(value)
     return value
+
+
+def _column(rows: list[dict], name: str) -> list:
+    values = [r.get(name) for r in rows]
+    # the kinds a column holds, looked at once: _cell on every value cost several times the lookup itself
+    if any(issubclass(kind, (list, dict)) for kind in set(map(type, values))):
+        return [_cell(v) for v in values]
+    return values
+
+
+# Kinds in which two equal values of one kind are the same value (a float zero aside: 0.0 == -0.0); across kinds
+# they are not (1 == 1.0 == True, and each casts to text differently).
+_EXACT = (str, int, float, bool, type(None))
+
+
+def _shared(values: list) -> bool:
+    """Whether every row holds the very same value, so one parameter can stand for the column."""
+    first = values[0]
+    if type(first) not in _EXACT or (type(first) is float and first == 0):
+        return False
+    return len(set(map(type, values))) == 1 and values.count(first) == len(values)
