@@ -18,8 +18,8 @@ from sandbox.agents.record import json_safe
 _LOCK = threading.Lock()
 
 
-def append_line(path: Path, line: bytes) -> None:
-    """`line` (one JSON text ending in a newline) appended whole to `path`."""
+def append_line(path: Path, line: bytes) -> tuple[int, int]:
+    """`line` (one JSON text ending in a newline) appended whole to `path`; the file's size before and after."""
     with _LOCK:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
         try:
@@ -33,6 +33,7 @@ def append_line(path: Path, line: bytes) -> None:
             except OSError:
                 os.ftruncate(fd, end)
                 raise
+            return end, end + len(line) + torn
         finally:
             os.close(fd)  # closing releases the file lock
 

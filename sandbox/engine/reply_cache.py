@@ -43,11 +43,22 @@ class ReplyCache:
                 kept = self._index.get(key)
         return kept if kept is not None else self._single(key)
 
+    def holds_any(self) -> bool:
+        """Whether any reply is kept at all: a strike before the first skips the replay pass, which would try every
+        attempt in vain."""
+        with self._lock:
+            self._read_on()
+            if self._index:
+                return True
+        return self.root.is_dir() and any(p.is_dir() for p in self.root.iterdir())
+
     def put(self, key: str, reply: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        append_line(self.root / PACK, (safe_json({"key": key, "reply": reply}) + "\n").encode("utf-8"))
+        before, after = append_line(self.root / PACK, (safe_json({"key": key, "reply": reply}) + "\n").encode("utf-8"))
         with self._lock:
             self._index[key] = reply
+            if before == self._read_to:  # nothing of another's in between: no need to read back our own line
+                self._read_to = after
 
     def _read_on(self) -> None:
         """Index the lines written since the last read (by any process), up to the last whole one."""

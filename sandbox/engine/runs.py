@@ -118,7 +118,8 @@ class Runner:
         summary = {"planned": len(attempts), "already_done": len(attempts) - len(todo), "ran": 0}
         with open_agent(self.spec, self.run_dir) as agent:
             self.agent = agent
-            if not self.kind.runs_agent and getattr(self.kind, "cache", None) is not None:
+            cache = None if self.kind.runs_agent else getattr(self.kind, "cache", None)
+            if cache is not None and cache.holds_any():
                 self._replay(todo, summary)
             n = max(1, min(self.spec.workers, len(todo) or 1))
             with ThreadPoolExecutor(max_workers=n, thread_name_prefix="grader") as graders:
