@@ -11,6 +11,7 @@ from conftest import kill_mid_run
 from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.trials import ToolTrials
+from sandbox.engine.attempt_records import records_of
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
 from task_defs.trials.grading import reference_answer
@@ -103,6 +104,32 @@ def test_the_cache_extends_a_strike_without_asking_again(tmp_path):
     with ScriptedServer("oracle", suite="trials", port=0, model_id="another-model") as srv:
         strike(tmp_path, srv.url, "other", *only, "--temperature", "0")
         assert srv.chat_requests > 0  # another model is asked afresh
+
+
+def test_an_attempt_whose_later_request_is_not_cached_is_asked_again_from_its_start(tmp_path):
+    """The replay pass gives up an attempt at its first request the cache lacks; a worker then runs it whole, and
+    its record holds that one try (no events of the given-up replay)."""
+    only = ["--only", "select", "--limit", "4", "--temperature", "0"]
+    with ScriptedServer("oracle", suite="trials", port=0) as srv:
+        strike(tmp_path, srv.url, "first", *only)
+        pack = tmp_path / "runs" / "cache" / "trials" / "replies.jsonl"
+        lines = pack.read_bytes().splitlines(keepends=True)
+        # keep the replies that call a tool (each trial's first); drop the words that follow a call's result
+        calls = [line for line in lines if json.loads(line)["reply"].get("calls")]
+        assert 0 < len(calls) < len(lines)
+        pack.write_bytes(b"".join(calls))
+        asked = srv.chat_requests
+        strike(tmp_path, srv.url, "second", *only)
+        assert srv.chat_requests - asked == len(lines) - len(calls)  # only the dropped replies are asked again
+    assert [r[1] for r in rows(tmp_path, "second")] == ["pass"] * 4
+    records = records_of(tmp_path / "runs" / "second")
+    assert len(records) == 4
+    events = [[e for e in r.events() if e["type"] in ("request", "reply")] for r in records]
+    # as many requests as the first strike made, each answered once: nothing left over from a given-up replay
+    assert sum(1 for ev in events for e in ev if e["type"] == "request") == len(lines)
+    assert all([e["type"] for e in ev] == ["request", "reply"] * (len(ev) // 2) for ev in events)
+    # and some attempt had its first reply from the cache and its second from the server
+    assert any([bool(e.get("cached")) for e in ev if e["type"] == "reply"] == [True, False] for ev in events)
 
 
 def test_an_empty_completion_is_the_providers_failure_not_a_wrong_answer(tmp_path):
