@@ -39,6 +39,9 @@ $(STAMP): pyproject.toml Makefile
 	@# BFCL's questions and answers, for `kbench trials import-bfcl`: its own pins conflict with ours, and only its
 	@# data files are read (task_defs/trials/bfcl.py)
 	$(VENV)/bin/pip install -q --no-deps 'bfcl-eval==2026.3.23'
+	@# Our modules compiled once: where PYTHONDONTWRITEBYTECODE is set (these machines set it), every command would
+	@# compile them again, about a second of each command's start. Task and fixture folders are data: left alone.
+	$(VENV)/bin/python -m compileall -q -x '/(suites|tasks|private|gpu_fixtures)/' kbench_dagster assets task_defs sandbox gpu
 	touch $(STAMP)
 
 # pi, pinned in package.json / package-lock.json

@@ -163,7 +163,7 @@ class ParquetStore(ResultsStore):
         try:
             con.execute(SCHEMA)
             for table, rows in tables.items():
-                n = self._insert(con, table, [{**r, "partition_key": key} for r in rows])
+                n = self._insert(con, table, rows, key)
                 counts[table] = counts.get(table, 0) + n
                 if n:
                     con.table(table).write_parquet(str(version / f"{table}.parquet"))

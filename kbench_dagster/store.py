@@ -199,7 +199,7 @@ class ResultsStore:
                         if table not in TABLES:
                             raise ValueError(f"unknown table {table!r}")
                         con.execute(f"DELETE FROM {table} WHERE partition_key = ?", [key])
-                        n = self._insert(con, table, [{**r, "partition_key": key} for r in rows])
+                        n = self._insert(con, table, rows, key)
                         counts[table] = counts.get(table, 0) + n
                 for m in manifests:
                     self._put_manifest(con, m)
@@ -213,18 +213,18 @@ class ResultsStore:
         return counts
 
     @staticmethod
-    def _insert(con, table: str, rows: list[dict]) -> int:
+    def _insert(con, table: str, rows: list[dict], partition_key: str) -> int:
         """All rows in one statement, a list per column unnested and cast to the column's type: DuckDB takes a
         row at a time from executemany (a 1,500-trial strike's rows took seconds). DuckDB converts every Python value
         it is handed one by one, and most of a partition's columns hold one value in every row (its run, model,
         endpoint): such a column goes as that one value. A column whose values DuckDB cannot hold in one list
-        (mixed kinds) falls back to row by row."""
+        (mixed kinds) falls back to row by row. Every row goes in under `partition_key`."""
         if not rows:
             return 0
         info = con.execute(f"PRAGMA table_info('{table}')").fetchall()
         cols, types = [r[1] for r in info], [r[2] for r in info]
         names = ", ".join(chr(34) + c + chr(34) for c in cols)
-        columns = [_column(rows, c) for c in cols]
+        columns = [[partition_key] * len(rows) if c == "partition_key" else _column(rows, c) for c in cols]
         shared = [_shared(values) for values in columns]
         if all(shared):
             shared[0] = False  # the one list that gives the statement its rows

@@ -21,6 +21,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.chatwork.formats import (
     MODES,
@@ -32,6 +34,7 @@ from sandbox.chatwork.formats import (
 )
 from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
+from sandbox.engine.jsonlines import json_bytes
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
@@ -107,6 +110,16 @@ def answer_of(kept: dict, offered: list[str], trial: Trial | None = None) -> Ans
     if trial is not None:
         text = answer_text(trial, kept.get("mode") or "text", text)
     return Answer(text=text, calls=tuple(calls))
+
+
+def _read_exchange(text: str) -> dict | None:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        try:  # a record made when the exchange was written by json.dumps, which escapes a lone surrogate
+            return json.loads(text)
+        except ValueError:
+            return None
 
 
 def provider_failure(reply: ChatReply) -> str | None:
@@ -221,15 +234,14 @@ class ToolTrials:
                 break
             messages = messages + _results(reply, written, n)
             reply = chat.ask(messages, tools=tools, cache=self.cache)
-        kept[REPLY] = json.dumps({"mode": mode, "refused_formats": tried, "replies": replies})
+        kept[REPLY] = json_bytes({"mode": mode, "refused_formats": tried, "replies": replies}).decode("utf-8")
 
     def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)
-        try:
-            exchange = json.loads(kept[REPLY])
-        except ValueError:
+        exchange = _read_exchange(kept[REPLY])
+        if exchange is None:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
         answer = answer_of(exchange, unit.trial.tools, unit.trial)
         shell = SandboxShell(scratch, cfg)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.agents.record import json_safe, read_events
+from sandbox.engine.jsonlines import json_bytes
 from sandbox.engine.ledger import LEDGER, RunLedger
 from sandbox.engine.records import REGRADING, RESULT, apply_regrading, finished_results, read_result, write_json_atomic
 
@@ -108,7 +109,7 @@ class LedgerRecord:
         return list(self.entry.get("events") or [])
 
     def events_bytes(self) -> int:
-        return len(json.dumps(self.entry.get("events") or [], ensure_ascii=False))
+        return len(json_bytes(self.entry.get("events") or []))
 
     def tests(self) -> str:
         return self.regradings[-1].get("tests", "") if self.regradings else self.entry.get("tests") or ""

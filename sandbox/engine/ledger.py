@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from sandbox.agents.record import EventLog
-from sandbox.engine.jsonlines import append_line, parse_lines, safe_json
+from sandbox.engine.jsonlines import append_line, json_bytes, parse_lines
 from sandbox.isolation.trees import Entry, Walk
 
 LEDGER = "ledger.jsonl"
@@ -37,13 +37,13 @@ class RunLedger:
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LEDGER
 
-    def append(self, entry: dict, events: list[str] | None = None) -> None:
+    def append(self, entry: dict, events: list[bytes] | None = None) -> None:
         """One entry as one line; `events`, JSON texts made as the events were written (EventList), go in as its
         "events" list without being encoded a second time."""
-        line = safe_json(entry)
+        line = json_bytes(entry)
         if events is not None:
-            line = f'{line[:-1]}, "events": [{", ".join(events)}]}}'
-        append_line(self.path, (line + "\n").encode("utf-8"))
+            line = b"".join((line[:-1], b',"events":[', b",".join(events), b"]}"))
+        append_line(self.path, line + b"\n")
 
     def entries(self) -> list[dict]:
         """Every whole entry, in the order written; a torn or unreadable line (a kill mid-write) is skipped. Read
@@ -120,12 +120,13 @@ class EventList(EventLog):
     """An attempt's events kept in memory, each as its JSON text, until its ledger line is written. Encoded as
     written: a later change to a list an event holds (a conversation that grows) never reaches the record."""
 
-    def __init__(self):
-        super().__init__(Path(os.devnull))
-        self.lines: list[str] = []
+    def __init__(self):  # nothing of EventLog's file: the line is written by the ledger
+        self.session = 0
+        self._lock = threading.Lock()
+        self.lines: list[bytes] = []
 
     def write(self, event: dict) -> None:
-        line = safe_json({"t": round(time.time(), 3), "session": self.session, **event})
+        line = json_bytes({"t": round(time.time(), 3), "session": self.session, **event})
         with self._lock:
             self.lines.append(line)
 

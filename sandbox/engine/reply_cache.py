@@ -18,9 +18,12 @@ import json
 import threading
 from pathlib import Path
 
-from sandbox.engine.jsonlines import append_line, parse_lines, safe_json
+import orjson
+
+from sandbox.engine.jsonlines import append_line, json_bytes, parse_lines
 
 PACK = "replies.jsonl"
+_KEY_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 
 
 class ReplyCache:
@@ -32,7 +35,11 @@ class ReplyCache:
 
     @staticmethod
     def key(asked: dict) -> str:
-        return hashlib.sha256(json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+        try:
+            text = orjson.dumps(asked, default=str, option=_KEY_OPTIONS)
+        except orjson.JSONEncodeError:  # a lone surrogate a reply carried back into the next request
+            text = json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+        return hashlib.sha256(text).hexdigest()
 
     def get(self, key: str) -> dict | None:
         """The kept reply, or None (never kept, or unreadable: a torn line is a miss, not an error)."""
@@ -54,7 +61,7 @@ class ReplyCache:
 
     def put(self, key: str, reply: dict) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        before, after = append_line(self.root / PACK, (safe_json({"key": key, "reply": reply}) + "\n").encode("utf-8"))
+        before, after = append_line(self.root / PACK, json_bytes({"key": key, "reply": reply}) + b"\n")
         with self._lock:
             self._index[key] = reply
             if before == self._read_to:  # nothing of another's in between: no need to read back our own line

@@ -7,6 +7,7 @@ import contextlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ class Attempt:
     task: Any  # a unit of the run's kind: a task_defs Task or a gpu KernelTask
     seed: int
 
-    @property
+    @cached_property  # asked a dozen times an attempt by the run loop
     def key(self) -> str:
         return f"{self.cond.name}/{self.task.id}/s{self.seed}"
 
