@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -370,6 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A command holds a suite and a run's records as many long-lived objects; at the default thresholds the
+    # collector went over all of them again and again (a third of a cached 1,500-trial strike). Fewer, larger young
+    # collections, as mypy does; cycles are still collected.
+    gc.set_threshold(200_000, 30, 30)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

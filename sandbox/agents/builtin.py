@@ -8,9 +8,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import openai
+from typing import TYPE_CHECKING, Literal
 
 from sandbox.agents import constrained
 from sandbox.agents.record import EventLog, SessionStats
@@ -21,11 +19,21 @@ from sandbox.engine.conditions import Condition
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import Limits
 
+if TYPE_CHECKING:
+    import openai
+
 ToolFormat = Literal["native", "text", "auto", "constrained"]
 SYSTEM_PROMPT = (Path(__file__).parent / "SYSTEM.md").read_text(encoding="utf-8")
 MAX_TURNS = 200
-INFRA_ERRORS = (openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError,
-                openai.RateLimitError)
+
+
+def infra_errors() -> tuple[type[Exception], ...]:
+    """The openai client's errors that are the server's trouble, not the model's answer. openai is imported where it
+    is used, here and in the clients: it costs most of a second of every command's start, and a command that asks
+    no server (a strike answered from the reply cache, a gate, a board) never needs it."""
+    import openai
+
+    return openai.APIConnectionError, openai.APITimeoutError, openai.InternalServerError, openai.RateLimitError
 
 
 class OutOfTime(Exception):
@@ -92,6 +100,8 @@ class BuiltinAgent:
 
     def client(self) -> openai.OpenAI:
         """One client for every session and worker: building one (TLS context, pool) costs CPU per task."""
+        import openai
+
         with self._client_lock:
             if self._client is None:
                 self._client = openai.OpenAI(base_url=self.url, api_key=self.api_key or "none", max_retries=0,
@@ -105,6 +115,8 @@ class BuiltinAgent:
         # constrained: no tools offered, the reply's grammar is the action schema (sandbox/agents/constrained.py)
         how = {"response_format": constrained.RESPONSE_FORMAT} if self.tool_format == "constrained" else \
             {"tools": TOOL_SCHEMAS}
+        import openai
+
         try:
             stream = client.chat.completions.create(
                 model=self.model, messages=messages, stream=True, stream_options={"include_usage": True},
@@ -125,6 +137,8 @@ class BuiltinAgent:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
         events.write({"type": "prompt", "agent": "builtin", "text": prompt})
         client = self.client()
+        import openai
+
         for _ in range(min(MAX_TURNS, limits.max_turns or MAX_TURNS)):
             if time.monotonic() - start > limits.timeout_s:
                 stats.stop_reason = "timeout"
@@ -135,7 +149,7 @@ class BuiltinAgent:
                 stats.stop_reason = "timeout"
                 events.write({"type": "timeout", "message": f"the session ran past {limits.timeout_s:g}s"})
                 break
-            except INFRA_ERRORS + (BrokenReply,) as exc:
+            except infra_errors() + (BrokenReply,) as exc:
                 stats.infra_error = f"{type(exc).__name__}: {exc}"[:500]
                 stats.stop_reason = "error"
                 events.write({"type": "error", "infra": True, "message": stats.infra_error})

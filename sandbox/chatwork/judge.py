@@ -19,8 +19,6 @@ import random
 import re
 from pathlib import Path
 
-import openai
-
 from task_defs.capability.checks import CheckResult
 from task_defs.capability.models import Item, JudgeGrader
 
@@ -90,9 +88,13 @@ class Judge:
                  timeout_s: float = 120.0):
         self.url, self.model, self.votes, self.timeout_s = url, model, votes, timeout_s
         self.fingerprint = judge_fingerprint(model, votes)
+        import openai  # where it is used: sandbox/agents/builtin.py infra_errors says why
+
         self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=1)
 
     def ask(self, prompt: str, vote: int) -> str:
+        import openai
+
         try:
             r = self._client.chat.completions.create(
                 model=self.model, messages=[{"role": "user", "content": prompt}], temperature=0, seed=vote,

@@ -11,12 +11,11 @@ attempt is requeued, never scored) from the model's own failings (a refused requ
 from __future__ import annotations
 
 import json
+import threading
 import time
 from dataclasses import dataclass, field
 
-import openai
-
-from sandbox.agents.builtin import INFRA_ERRORS, BrokenReply, OutOfTime, read_reply
+from sandbox.agents.builtin import BrokenReply, OutOfTime, infra_errors, read_reply
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
@@ -59,21 +58,30 @@ def _keepable(done: dict) -> bool:
 
 
 class ChatClient:
-    """One OpenAI client for every attempt of a run; opens a ChatSession per attempt."""
+    """One OpenAI client for every attempt of a run, made at the first request (a strike answered from the reply
+    cache makes none); opens a ChatSession per attempt."""
 
     def __init__(self, url: str, model: str, api_key: str | None):
-        self.model, self.url = model, url
-        self._client = openai.OpenAI(base_url=url, api_key=api_key or "none", max_retries=0)
+        self.model, self.url, self._api_key = model, url, api_key
+        self._client = None
+        self._lock = threading.Lock()
 
     def session(self, cond: Condition, timeout_s: float, events: EventLog, slots: ServerSlots | None,
                 attempt: int = 1, replay: bool = False) -> ChatSession:
         return ChatSession(self, cond, time.monotonic() + timeout_s, events, slots, attempt, replay)
 
     def create(self, params: dict, timeout_s: float):
+        with self._lock:
+            if self._client is None:
+                import openai  # where it is used: sandbox/agents/builtin.py infra_errors says why
+
+                self._client = openai.OpenAI(base_url=self.url, api_key=self._api_key or "none", max_retries=0)
         return self._client.chat.completions.create(**params, timeout=timeout_s)
 
     def close(self) -> None:
-        self._client.close()
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
 
 
 class ChatSession:
@@ -110,6 +118,8 @@ class ChatSession:
                            if tools else None, "response_format": (response_format or {}).get("type")})
         if kept is not None:
             return self._reply({**kept, "speed": None}, cached=True)
+        import openai
+
         # streamed, so the reply's speed is seen as it arrives (sandbox/agents/wire.py)
         params = {**asked, "stream": True, "stream_options": {"include_usage": True}}
         t = time.monotonic()
@@ -124,7 +134,7 @@ class ChatSession:
                     self.events.write({"type": "timeout", "message": "the attempt's time ran out during a request"})
                     raise ChatTimeout("the attempt's time ran out during a request") from exc
                 raise self._infra(exc) from exc
-            except INFRA_ERRORS + (openai.APIResponseValidationError, BrokenReply, ValueError) as exc:
+            except infra_errors() + (openai.APIResponseValidationError, BrokenReply, ValueError) as exc:
                 raise self._infra(exc) from exc
             except openai.APIStatusError as exc:  # the server refused this request (4xx): the model's record
                 error = f"HTTP {exc.status_code}: {exc.message}"[:500]
