@@ -67,11 +67,13 @@ class SandboxShell:
     """Runs a shell trial's commands for the oracle; one folder per call under `root`."""
 
     def __init__(self, root: Path, cfg: IsolationConfig | None = None, timeout_s: float = TIMEOUT_S):
-        self.root, self.cfg, self.timeout_s = Path(root), cfg or IsolationConfig(), timeout_s
+        # made for every graded trial, used only by a shell trial's: nothing is built until it runs
+        self.root, self.cfg, self.timeout_s = root, cfg or IsolationConfig(), timeout_s
 
     def __call__(self, files: dict[str, str], commands: list[str], read: str | None = None) -> ShellRun:
         """Run `commands` over `files`; `read`: a file of the folder whose text the oracle checks afterwards."""
-        work, out = fresh_dir(self.root / "shell"), fresh_dir(self.root / "shell-out")
+        root = Path(self.root)
+        work, out = fresh_dir(root / "shell"), fresh_dir(root / "shell-out")
         try:
             for rel, text in files.items():
                 path = work / rel

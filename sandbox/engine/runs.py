@@ -340,10 +340,10 @@ class Runner:
             stats, infra = self._sessions(a, events)
         else:
             stats, infra = self._chat(a, box, stages, replay)
-        workdir = self._workdir(a)
         # a chat attempt wrote nothing to disk: there is nothing a full disk could have spoiled
         full = ran_full(self._places()) if self.kind.runs_agent else None
         if full and not infra:
+            workdir = self._workdir(a)
             own = used_bytes(workdir)
             if own > self.spec.limits.disk_bytes:
                 # The agent's own files outgrew its budget faster than the watchdog looks and filled the disk: the
@@ -359,7 +359,7 @@ class Runner:
         infra = infra or full  # writes may have failed: whatever the agent did is not its score
         if infra:
             if not self.spec.keep_work and self.kind.runs_agent:  # redone from scratch; it may be what fills the disk
-                remove_tree(workdir, ignore_errors=True)
+                remove_tree(self._workdir(a), ignore_errors=True)
             with self._lock:
                 n = self.requeues[a.key] = self.requeues.get(a.key, 0) + 1
                 self._up_at = None  # the server may be what failed: the next attempt checks it again

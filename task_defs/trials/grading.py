@@ -323,9 +323,7 @@ def _json(o: JsonAnswer, answer: Answer) -> Verdict:
         value = json.loads(text)
     except ValueError as exc:
         return Verdict(False, 0.0, "not_json", f"not JSON: {exc}")
-    import jsonschema  # loaded on first use: most commands never grade a JSON answer
-
-    problem = next(iter(jsonschema.Draft202012Validator(o.json_schema).iter_errors(value)), None)
+    problem = next(iter(_validator(o.json_schema).iter_errors(value)), None)
     if problem is not None:
         where = "/".join(map(str, problem.path)) or "the answer"
         return Verdict(False, 0.0, "schema_invalid", f"{where}: {problem.message[:200]}")
@@ -333,6 +331,24 @@ def _json(o: JsonAnswer, answer: Answer) -> Verdict:
     if bad:
         return Verdict(False, 0.0, "wrong_value", "wrong at " + ", ".join(bad))
     return Verdict(True, 1.0)
+
+
+_VALIDATORS: dict[int, tuple[dict, object]] = {}  # id of a trial's schema -> (that schema, its validator)
+
+
+def _validator(schema: dict):
+    """The schema's validator, made once: a strike grades the same few dozen schemas hundreds of times. Kept with
+    the schema itself, so the id is never another's while it is cached."""
+    seen = _VALIDATORS.get(id(schema))
+    if seen is not None and seen[0] is schema:
+        return seen[1]
+    import jsonschema  # loaded on first use: most commands never grade a JSON answer
+
+    if len(_VALIDATORS) > 4096:
+        _VALIDATORS.clear()
+    v = jsonschema.Draft202012Validator(schema)
+    _VALIDATORS[id(schema)] = (schema, v)
+    return v
 
 
 def _unfence(text: str) -> str:
