@@ -174,6 +174,8 @@ def record_at(where: str) -> AttemptRecord | None:
         entries = RunLedger(run_dir).entries()
         seen = _BY_KEY.get(run_dir)
         if seen is None or seen[0] is not entries:  # read once per change of the ledger, not once per attempt
+            if len(_BY_KEY) >= 8:  # as many runs as RunLedger keeps read
+                _BY_KEY.clear()
             seen = _BY_KEY[run_dir] = (entries, {r.key: r for r in records_of(run_dir) if isinstance(r, LedgerRecord)})
         return seen[1].get(key)
     return FolderRecord(Path(where)) if (Path(where) / RESULT).is_file() else None

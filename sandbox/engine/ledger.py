@@ -29,7 +29,8 @@ LEDGER = "ledger.jsonl"
 MAX_KEPT_FILE_CHARS = 1_000_000  # of one file the kind left; the replies are far smaller
 MAX_KEPT_FILES = 50
 MAX_KEPT_DEPTH = 8
-_READ: dict[Path, tuple[tuple, list[dict]]] = {}  # ledger path -> (inode, size, mtime), its entries
+_READ: dict[Path, tuple[tuple, list[dict]]] = {}  # ledger path -> (inode, size, mtime), its entries; latest last
+_READ_KEPT = 8  # ledgers kept read: a long-lived process (the board, Dagster) goes over many runs
 _READ_LOCK = threading.Lock()
 
 
@@ -55,14 +56,17 @@ class RunLedger:
             return []
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
         with _READ_LOCK:
-            seen = _READ.get(self.path)
-        if seen is not None and seen[0] == stamp:
-            return seen[1]
+            seen = _READ.pop(self.path, None)
+            if seen is not None and seen[0] == stamp:
+                _READ[self.path] = seen
+                return seen[1]
         with open(self.path, "rb") as fh:
             data = fh.read(st.st_size)
         out = self._parse(data)
         with _READ_LOCK:
             _READ[self.path] = (stamp, out)
+            while len(_READ) > _READ_KEPT:
+                del _READ[next(iter(_READ))]
         return out
 
     @staticmethod
