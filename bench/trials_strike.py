@@ -6,9 +6,11 @@ for --latency seconds in one of --slots slots, so the ideal time is (requests x 
 server's busy window (first request in to last reply out) against the ideal, which is the loop's throughput, and
 the whole command's wall time against it (start-up and the storing of 1,500 rows included). Then the same strike
 under a new run id, every reply answered from the reply cache (and every shell trial's run from the same cache);
-then that run again, when every attempt already has its result (the resume path); both also inside one process.
+then that run again, when every attempt already has its result (the resume path); both also inside one process,
+--repeat times each under a new run id (median, fastest and slowest: these machines are shared and noisy). A
+reference loop (3 million additions in Python) is timed beside them, to scale the figures to another machine.
 
-    .venv/bin/python bench/trials_strike.py [--trials 1500] [--slots 4] [--latency 0.1] [--parallel 8]
+    .venv/bin/python bench/trials_strike.py [--trials 1500] [--slots 4] [--latency 0.1] [--parallel 8] [--repeat 5]
 """
 
 import argparse
@@ -16,6 +18,7 @@ import contextlib
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,12 +45,29 @@ def requests_of(runs: Path, run_id: str) -> int:
     return sum(r.recorded().get("turns") or 0 for r in records_of(runs / run_id))
 
 
+def spread(times: list[float]) -> str:
+    return f"median {statistics.median(times):.2f} s (fastest {min(times):.2f}, slowest {max(times):.2f})"
+
+
+def reference_loop() -> float:
+    """The fastest of three runs of a fixed pure-Python loop: how fast this machine runs interpreter work now."""
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        total = 0
+        for i in range(3_000_000):
+            total += i
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=1500)
     ap.add_argument("--slots", type=int, default=4)
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--parallel", type=int, default=8)
+    ap.add_argument("--repeat", type=int, default=5, help="in-process cached re-runs, each under a new run id")
     ap.add_argument("--client-slots", type=int, default=None,
                     help="--server-slots of the strike (default: the server's own count; 0: no bound, the server "
                          "queues what is over its slots)")
@@ -92,11 +112,15 @@ def main() -> None:
             return time.perf_counter() - t
 
         in_process("warm.json", "warm")  # imports and the suite's loading, paid once by any process
-        fresh = in_process("fresh.json", "fresh")
-        print(f"inside one Python process (no interpreter start, no imports): a new run id, every reply and shell "
-              f"run from the cache, rows stored: {fresh:.2f} s; the same run again (resume): "
-              f"{in_process('again.json', 'fresh'):.2f} s")
+        fresh, again = [], []
+        for i in range(args.repeat):
+            fresh.append(in_process("fresh.json", f"fresh{i}"))
+            again.append(in_process("again.json", f"fresh{i}"))
+        print(f"inside one Python process (no interpreter start, no imports), {args.repeat} times: a new run id, every "
+              f"reply and shell run from the cache, rows stored: {spread(fresh)}; the same run again (resume): "
+              f"{spread(again)}")
         assert srv.chat_requests == asked
+    print(f"reference loop: {reference_loop():.3f} s")
     print(f"cpus {os.cpu_count()}")
 
 

@@ -9,8 +9,6 @@ import functools
 import math
 from collections import defaultdict
 
-import numpy as np
-
 from kbench_dagster.reporting.stats import DEFAULT_BOOT, balanced_mean
 
 
@@ -64,6 +62,8 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
     a paired t over tasks, a seeded task-bootstrap CI of the mean difference, exact McNemar with mid-p on one
     seed's outcomes (never all (task, seed) pairs pooled), discordant tasks by category, and the minimum
     detectable gap at power 0.8."""
+    import numpy as np  # imported where used, as scipy is (_stats)
+
     common = sorted(t for t in tt_a if tt_a[t]["n"] > 0 and t in tt_b and tt_b[t]["n"] > 0)
     diffs = np.array([tt_a[t]["c"] / tt_a[t]["n"] - tt_b[t]["c"] / tt_b[t]["n"] for t in common])
     n = len(common)

@@ -24,8 +24,6 @@ import math
 from collections import defaultdict
 from typing import Iterable
 
-import numpy as np
-
 from task_defs.vocabulary import CATEGORIES, OUTCOMES, SCORED, TIERS  # noqa: F401 - readers use stats.X
 
 Z95 = 1.959963984540054  # norm.ppf(0.975)
@@ -61,6 +59,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
         raise ValueError(f"pass@k needs 1 <= k <= n (k={k}, n={n})")
     if n - c < k:
         return 1.0
+    import numpy as np  # imported where used: a tenth of a second of every command's start otherwise
+
     # 1 - C(n-c, k) / C(n, k), as a stable product
     return 1.0 - float(np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
 
@@ -147,6 +147,8 @@ def bootstrap_ci(tt: dict[str, dict], seed: int = 0, n_boot: int = DEFAULT_BOOT,
     ts = _scored(tt)
     if not ts:
         return None
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     if by == "task":
         rates = np.array([t["c"] / t["n"] for t in ts])
