@@ -160,3 +160,26 @@ def test_every_shipped_trial_passes_its_reference_and_fails_an_empty_reply(tmp_p
         assert not grade(t, Answer(), shell).passed, t.id
     prompts = [normalised_prompt(t) for t in trials]
     assert len(set(prompts)) == len(prompts)
+
+
+def json_item(schema: dict, tid: str = "fam_json") -> dict:
+    return {"id": tid, "tools": [], "messages": [{"role": "user", "content": f"answer {tid} in JSON"}],
+            "oracle": {"kind": "json_schema", "schema": schema, "checks": {}, "reference": {"a": 1}}}
+
+
+def test_a_broken_answer_schema_is_refused_every_time_and_a_valid_one_is_remembered(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    marker = tmp_path.name  # a schema no other test has checked in this process
+    broken = {"type": "object", "properties": {"a": {"type": "nonsense"}}, "title": marker}
+    folder = write_family(tmp_path / "fam", TOOLS, [json_item(broken)])
+    for _ in range(2):
+        with pytest.raises(TaskFileError) as exc:
+            load_family(folder)
+        assert exc.value.field == "fam_json.oracle.schema" and "not a valid JSON schema" in str(exc.value)
+    remembered = list((tmp_path / "cache" / "kbench").glob("valid-trial-schemas-*.txt"))
+    assert all(not p.read_text().strip() for p in remembered)  # nothing kept of a schema that failed
+    valid = {"type": "object", "properties": {"a": {"type": "integer"}}, "title": marker}
+    write_family(tmp_path / "fam", TOOLS, [json_item(valid)])
+    load_family(folder)
+    (kept,) = (tmp_path / "cache" / "kbench").glob("valid-trial-schemas-jsonschema-*.txt")
+    assert len(kept.read_text().split()) == 1

@@ -5,9 +5,11 @@ argument a tool requires has a rule (else a right call could be refused)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,14 +81,45 @@ def fit_problem(trial: Trial, family_tools: dict[str, dict]) -> tuple[str, str] 
 @functools.lru_cache(maxsize=4096)
 def _schema_problem(schema_json: str) -> str | None:
     """Checking a schema against the meta-schema takes milliseconds, and generated trials share a few dozen
-    schemas among hundreds: each distinct one is checked once."""
+    schemas among hundreds: each distinct one is checked once in a process, and one found valid is remembered
+    for later processes (checking the suite's 94 schemas was a fifth of a second of every trials command)."""
+    digest = hashlib.sha256(schema_json.encode("utf-8")).hexdigest()
+    if digest in _schemas_found_valid():
+        return None
     import jsonschema
 
     try:
         jsonschema.Draft202012Validator.check_schema(json.loads(schema_json))
     except jsonschema.SchemaError as exc:
         return exc.message
+    _remember_valid(digest)
     return None
+
+
+def _valid_schemas_file() -> Path:
+    """Digests of the schemas the meta-schema check passed, under the user's cache folder, per jsonschema version
+    (another version may judge differently). Only a passed check is kept: a broken schema is checked, and
+    refused, every time."""
+    from importlib.metadata import version
+
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "kbench" / f"valid-trial-schemas-jsonschema-{version('jsonschema')}.txt"
+
+
+@functools.lru_cache(maxsize=1)
+def _schemas_found_valid() -> frozenset[str]:
+    try:
+        return frozenset(_valid_schemas_file().read_text(encoding="ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return frozenset()
+
+
+def _remember_valid(digest: str) -> None:
+    path = _valid_schemas_file()
+    with contextlib.suppress(OSError):  # a cache only: a read-only home just means checking again next time
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="ascii") as fh:  # one short line per append: whole even beside another writer
+            fh.write(digest + "\n")
 
 
 def load_family(folder: Path) -> Family:
