@@ -41,3 +41,18 @@ def test_a_reply_that_cannot_be_encoded_as_it_is_is_kept_escaped(tmp_path):
     ReplyCache(tmp_path).put("a" * 64, {"content": "name \udcff"})  # a lone surrogate, as from a file name
     got = ReplyCache(tmp_path).get("a" * 64)
     assert got is not None and "\udcff" not in got["content"]
+
+
+def test_a_reply_kept_under_the_earlier_key_is_found_by_the_same_request(tmp_path):
+    """Keys were the json module's text until 2026-12-03: a cache made then is not paid for again."""
+    asked = {"url": "http://127.0.0.1:1/v1", "attempt": 1, "model": "m", "messages": [{"role": "user", "content": "é"}]}
+    ReplyCache(tmp_path).put(ReplyCache.earlier_key(asked), {"content": "kept before"})
+    cache = ReplyCache(tmp_path)
+    assert ReplyCache.key(asked) != ReplyCache.earlier_key(asked)
+    assert cache.get(ReplyCache.key(asked)) is None  # the key alone does not reach it
+    assert cache.get(ReplyCache.key(asked), asked) == {"content": "kept before"}
+    old = tmp_path / "older"  # the layout of a file per reply, named by the earlier key
+    (old / ReplyCache.earlier_key(asked)[:2]).mkdir(parents=True)
+    (old / ReplyCache.earlier_key(asked)[:2] / f"{ReplyCache.earlier_key(asked)}.json").write_text(
+        json.dumps({"content": "a file of its own"}))
+    assert ReplyCache(old).get(ReplyCache.key(asked), asked) == {"content": "a file of its own"}

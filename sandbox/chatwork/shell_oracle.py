@@ -108,10 +108,10 @@ class CachedShell:
         self.shell, self.cache = shell, cache
 
     def __call__(self, files: dict[str, str], commands: list[str], read: str | None = None) -> ShellRun:
-        key = self.cache.key({"shell": driver(len(commands)), "files": files, "commands": commands, "read": read,
-                              "isolation": self.shell.cfg.resolve(), "timeout_s": self.shell.timeout_s,
-                              "limits": repr(TEST_LIMITS)})
-        kept = self.cache.get(key)
+        keyed = {"shell": driver(len(commands)), "files": files, "commands": commands, "read": read,
+                 "isolation": self.shell.cfg.resolve(), "timeout_s": self.shell.timeout_s, "limits": repr(TEST_LIMITS)}
+        key = self.cache.key(keyed)
+        kept = self.cache.get(key, keyed)
         if kept is not None:
             return ShellRun(kept["stdout"], kept["exit_code"], frozenset(kept["programs"]), kept["file_text"])
         run = self.shell(files, commands, read)

@@ -110,8 +110,9 @@ class ChatSession:
             asked["tools"] = tools
         if response_format:
             asked["response_format"] = response_format
-        key = cache.key({"url": self._client.url, "attempt": self.attempt, **asked}) if cache else None
-        kept = cache.get(key) if cache else None
+        keyed = {"url": self._client.url, "attempt": self.attempt, **asked}
+        key = cache.key(keyed) if cache else None
+        kept = cache.get(key, keyed) if cache else None
         if kept is None and self.replay:
             raise NotCached("a request the reply cache does not hold")
         self.events.write({"type": "request", "messages": messages, "tools": [t["function"]["name"] for t in tools]

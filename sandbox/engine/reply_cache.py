@@ -41,12 +41,25 @@ class ReplyCache:
             text = json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
         return hashlib.sha256(text).hexdigest()
 
-    def get(self, key: str) -> dict | None:
-        """The kept reply, or None (never kept, or unreadable: a torn line is a miss, not an error)."""
+    @staticmethod
+    def earlier_key(asked: dict) -> str:
+        """The key a cache made before 2026-12-03 kept the same request under (the json module's text)."""
+        return hashlib.sha256(json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+
+    def get(self, key: str, asked: dict | None = None) -> dict | None:
+        """The kept reply, or None (never kept, or unreadable: a torn line is a miss, not an error). With `asked`
+        (what `key` was made of), a miss also looks under the key an earlier cache used, so a cache made before
+        the key changed is not paid for again."""
         with self._lock:
             kept = self._index.get(key)
             if kept is None:
                 self._read_on()
+                kept = self._index.get(key)
+        if kept is not None:
+            return kept
+        if asked is not None:
+            key = self.earlier_key(asked)
+            with self._lock:
                 kept = self._index.get(key)
         return kept if kept is not None else self._single(key)
 
