@@ -52,11 +52,15 @@ def test_a_ledger_line_with_its_events_reads_back_whole(tmp_path):
     assert (tmp_path / LEDGER).read_bytes().count(b"\n") == 1
 
 
-def test_a_request_carrying_a_lone_surrogate_still_has_a_cache_key():
+def test_a_request_carrying_a_lone_surrogate_still_has_a_cache_key(tmp_path):
     asked = {"messages": [{"role": "assistant", "content": "half \ud83d"}], "model": "m"}
     key = ReplyCache.key(asked)
     assert len(key) == 64 and key == ReplyCache.key(dict(asked))
     assert key != ReplyCache.key({"messages": [{"role": "assistant", "content": "half"}], "model": "m"})
+    cache = ReplyCache(tmp_path)
+    assert cache.get(key, asked) is None  # a miss, also under the earlier key, never an error
+    cache.put(key, {"content": "kept"})
+    assert ReplyCache(tmp_path).get(key, asked) == {"content": "kept"}
 
 
 def test_the_command_starts_without_the_openai_client_or_numpy():

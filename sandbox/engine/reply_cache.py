@@ -43,8 +43,10 @@ class ReplyCache:
 
     @staticmethod
     def earlier_key(asked: dict) -> str:
-        """The key a cache made before 2026-12-03 kept the same request under (the json module's text)."""
-        return hashlib.sha256(json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+        """The key a cache made before 2026-12-03 kept the same request under (the json module's text). A lone
+        surrogate made that cache fail to encode the request, so nothing was kept under it: any key will do."""
+        text = json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, key: str, asked: dict | None = None) -> dict | None:
         """The kept reply, or None (never kept, or unreadable: a torn line is a miss, not an error). With `asked`
