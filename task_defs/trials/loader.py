@@ -100,10 +100,15 @@ def _valid_schemas_file() -> Path:
     """Digests of the schemas the meta-schema check passed, under the user's cache folder, per jsonschema version
     (another version may judge differently). Only a passed check is kept: a broken schema is checked, and
     refused, every time."""
-    from importlib.metadata import version
-
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(cache) / "kbench" / f"valid-trial-schemas-jsonschema-{version('jsonschema')}.txt"
+    return Path(cache) / "kbench" / f"valid-trial-schemas-jsonschema-{_jsonschema_version()}.txt"
+
+
+@functools.lru_cache(maxsize=1)
+def _jsonschema_version() -> str:
+    from importlib.metadata import version  # reads the installed packages' metadata: once
+
+    return version("jsonschema")
 
 
 @functools.lru_cache(maxsize=1)
