@@ -21,8 +21,6 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.chatwork.formats import (
     MODES,
@@ -34,7 +32,7 @@ from sandbox.chatwork.formats import (
 )
 from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
-from sandbox.engine.jsonlines import json_bytes
+from sandbox.engine.jsonlines import json_bytes, json_value
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
@@ -110,16 +108,6 @@ def answer_of(kept: dict, offered: list[str], trial: Trial | None = None) -> Ans
     if trial is not None:
         text = answer_text(trial, kept.get("mode") or "text", text)
     return Answer(text=text, calls=tuple(calls))
-
-
-def _read_exchange(text: str) -> dict | None:
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        try:  # a record made when the exchange was written by json.dumps, which escapes a lone surrogate
-            return json.loads(text)
-        except ValueError:
-            return None
 
 
 def provider_failure(reply: ChatReply) -> str | None:
@@ -240,8 +228,9 @@ class ToolTrials:
                    log_path: Path | None) -> Verdict:
         if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)
-        exchange = _read_exchange(kept[REPLY])
-        if exchange is None:
+        try:  # an older record's exchange was written by json.dumps
+            exchange = json_value(kept[REPLY])
+        except ValueError:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
         answer = answer_of(exchange, unit.trial.tools, unit.trial)
         shell = SandboxShell(scratch, cfg)

@@ -47,15 +47,21 @@ def parse_lines(data: bytes) -> list[dict]:
         if not line:
             continue
         try:
-            e = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            try:  # what only the json module reads: NaN, an escaped lone surrogate (lines json.dumps wrote)
-                e = json.loads(line)
-            except ValueError:
-                continue
+            e = json_value(line)
+        except ValueError:
+            continue
         if isinstance(e, dict):
             out.append(e)
     return out
+
+
+def json_value(data: bytes | str):
+    """The JSON value of `data`; ValueError when it is none. What only the json module reads (NaN, an escaped lone
+    surrogate: text json.dumps wrote) goes through it."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
 
 
 # A strike of 1,500 cached trials writes some 6,000 event and ledger lines and reads them back: orjson makes each

@@ -36,10 +36,9 @@ class ReplyCache:
     @staticmethod
     def key(asked: dict) -> str:
         try:
-            text = orjson.dumps(asked, default=str, option=_KEY_OPTIONS)
+            return hashlib.sha256(orjson.dumps(asked, default=str, option=_KEY_OPTIONS)).hexdigest()
         except orjson.JSONEncodeError:  # a lone surrogate a reply carried back into the next request
-            text = json.dumps(asked, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
-        return hashlib.sha256(text).hexdigest()
+            return ReplyCache.earlier_key(asked)
 
     @staticmethod
     def earlier_key(asked: dict) -> str:
