@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sandbox.engine import ledger as ledger_module
 from sandbox.engine.jsonlines import json_bytes, parse_lines
-from sandbox.engine.ledger import LEDGER, RunLedger
+from sandbox.engine.ledger import HELD_LINES, LEDGER, RunLedger
 from sandbox.engine.reply_cache import ReplyCache
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,6 +51,26 @@ def test_a_ledger_line_with_its_events_reads_back_whole(tmp_path):
     assert [e["type"] for e in entry["events"]] == ["request", "reply"]
     assert entry["events"][0]["messages"][0]["content"] == "héllo"
     assert (tmp_path / LEDGER).read_bytes().count(b"\n") == 1
+
+
+def test_a_replay_writes_its_lines_in_batches_and_keeps_them_when_it_fails(tmp_path, monkeypatch):
+    monkeypatch.setattr(ledger_module, "HELD_S", 3600.0)  # batches by count only: no verdict by the clock
+    ledger = RunLedger(tmp_path)
+    path = tmp_path / LEDGER
+    try:
+        with ledger.gathered():
+            for i in range(HELD_LINES + 3):
+                ledger.append({"type": "result", "key": f"base/t{i}/s1", "result": {"outcome": "pass"}})
+                if i == HELD_LINES - 2:
+                    assert not path.exists()  # held: nothing written yet
+            assert path.read_bytes().count(b"\n") == HELD_LINES  # one whole batch
+            raise RuntimeError("the replay met a harness bug")
+    except RuntimeError:
+        pass
+    keys = [e["key"] for e in ledger.entries()]
+    assert keys == [f"base/t{i}/s1" for i in range(HELD_LINES + 3)]  # the rest written on the way out, in order
+    ledger.append({"type": "result", "key": "base/after/s1", "result": {}})  # outside a replay: written at once
+    assert ledger.entries()[-1]["key"] == "base/after/s1"
 
 
 def test_a_request_carrying_a_lone_surrogate_still_has_a_cache_key(tmp_path):

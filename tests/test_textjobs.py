@@ -119,6 +119,9 @@ def test_a_broken_item_names_the_file_the_item_and_the_field(tmp_path):
     (job / "items.jsonl").write_text(json.dumps(bad) + "\n")
     with pytest.raises(TaskFileError, match=rf"items.jsonl: field '{bad['id']}.label': Field required \(line 1\)"):
         load_job(job)
+    (job / "items.jsonl").write_text(lines[0] + "\n" + lines[1][:-5] + "\n")  # a line cut short
+    with pytest.raises(TaskFileError, match=r"items.jsonl: field 'line 2': not JSON: "):
+        load_job(job)
 
 
 def test_an_unknown_job_is_an_error_listing_the_jobs(capsys):

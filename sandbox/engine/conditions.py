@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -46,10 +47,15 @@ class Condition:
 
     def sampling_label(self) -> str:
         """The sampling in words, part of a result row's identity: rows made with other sampling never merge."""
-        parts = [f"temperature {self.temperature:g}" if self.temperature is not None else None,
-                 f"top_p {self.top_p:g}" if self.top_p is not None else None,
-                 f"seed {self.seed}+k" if self.seed is not None else None]
-        return ", ".join(p for p in parts if p) or "server default"
+        return _sampling_label(self.temperature, self.top_p, self.seed)
+
+
+@functools.lru_cache(maxsize=64)  # asked once per attempt, for a handful of distinct samplings
+def _sampling_label(temperature: float | None, top_p: float | None, seed: int | None) -> str:
+    parts = [f"temperature {temperature:g}" if temperature is not None else None,
+             f"top_p {top_p:g}" if top_p is not None else None,
+             f"seed {seed}+k" if seed is not None else None]
+    return ", ".join(p for p in parts if p) or "server default"
 
 
 CONDITIONS = {

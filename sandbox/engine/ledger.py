@@ -19,6 +19,7 @@ import stat
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 from sandbox.agents.record import EventLog
@@ -32,11 +33,15 @@ MAX_KEPT_DEPTH = 8
 _READ: dict[Path, tuple[tuple, list[dict]]] = {}  # ledger path -> (inode, size, mtime), its entries; latest last
 _READ_KEPT = 8  # ledgers kept read: a long-lived process (the board, Dagster) goes over many runs
 _READ_LOCK = threading.Lock()
+HELD_LINES = 200  # a replay's lines written together at most (RunLedger.gathered)
+HELD_S = 0.25  # nor held longer than this: a replay may still grade in a sandbox (a shell trial not cached)
 
 
 class RunLedger:
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LEDGER
+        self._held: list[bytes] | None = None  # lines of a replay not written yet (see `gathered`)
+        self._held_since = 0.0
 
     def append(self, entry: dict, events: list[bytes] | None = None) -> None:
         """One entry as one line; `events`, JSON texts made as the events were written (EventList), go in as its
@@ -44,7 +49,34 @@ class RunLedger:
         line = json_bytes(entry)
         if events is not None:
             line = b"".join((line[:-1], b',"events":[', b",".join(events), b"]}"))
-        append_line(self.path, line + b"\n")
+        line += b"\n"
+        if self._held is None:
+            append_line(self.path, line)
+            return
+        if not self._held:
+            self._held_since = time.monotonic()
+        self._held.append(line)
+        if len(self._held) >= HELD_LINES or time.monotonic() - self._held_since >= HELD_S:
+            self._write_held()
+
+    @contextmanager
+    def gathered(self):
+        """Appends inside are written a batch at a time (every HELD_LINES lines or HELD_S seconds, and at the end),
+        each batch whole lines in one write. For a replay from the reply cache only: a kill loses at most the last
+        batch, whose attempts cost nothing to redo, where a write per attempt cost more than the attempt."""
+        self._held = []
+        try:
+            yield self
+        finally:
+            try:
+                self._write_held()
+            finally:
+                self._held = None
+
+    def _write_held(self) -> None:
+        lines, self._held = self._held, []
+        if lines:
+            append_line(self.path, b"".join(lines))
 
     def entries(self) -> list[dict]:
         """Every whole entry, in the order written; a torn or unreadable line (a kill mid-write) is skipped. Read
@@ -86,7 +118,7 @@ class LedgerBox:
 
     def __init__(self, ledger: RunLedger, key: str, requeues: Counter):
         self.ledger, self.key, self._requeues = ledger, key, requeues
-        self.open()
+        self.open()  # a harness error may come before the Runner opens the box; opening again starts it afresh
 
     def open(self) -> None:
         self.events = EventList()

@@ -75,6 +75,7 @@ class Runner:
         self.spec, self.kind, self.on_result = spec, as_kind(work), on_result
         self.run_dir = Path(spec.runs_root) / spec.run_id
         self.work_dir = check_outside_repo((spec.work_root or default_work_root()) / spec.run_id)
+        self._work_prefix = f"{self.work_dir}{os.sep}"
         self.log_path = self.run_dir / "watchdog.log"
         self._lock = threading.Lock()
         self.requeues: dict[str, int] = {}
@@ -120,7 +121,8 @@ class Runner:
             self.agent = agent
             cache = None if self.kind.runs_agent else getattr(self.kind, "cache", None)
             if cache is not None and cache.holds_any():
-                self._replay(todo, summary)
+                with self.ledger.gathered():
+                    self._replay(todo, summary)
             n = max(1, min(self.spec.workers, len(todo) or 1))
             with ThreadPoolExecutor(max_workers=n, thread_name_prefix="grader") as graders:
                 workers = [threading.Thread(target=self._work, args=(todo, summary, graders), daemon=True)
@@ -163,7 +165,7 @@ class Runner:
         return {"work": self.work_dir, "runs": self.run_dir}
 
     def _workdir(self, a: Attempt) -> Path:
-        return self.work_dir / f"{a.cond.name}/{a.task.id}/s{a.seed}"
+        return Path(f"{self._work_prefix}{a.cond.name}/{a.task.id}/s{a.seed}")
 
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
