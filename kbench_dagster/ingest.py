@@ -137,12 +137,13 @@ def cells_of(run_dir: Path) -> list[tuple[str, int]]:
 def ingest_run(store: ResultsStore, runs_root: Path, run_id: str) -> dict[str, int]:
     """Write every cell of a run into the store (each cell delete-then-insert) and its manifest."""
     run_dir = Path(runs_root) / run_id
-    cells = cells_of(run_dir)
     totals: Counter = Counter()
-    for condition, seed in cells:
-        totals.update(store_cell(store, run_dir, condition, seed, write_key(run_id, cell_of(condition, seed))))
-    if not cells and (run_dir / "manifest.json").exists():
-        keep_manifest(store, json.loads((run_dir / "manifest.json").read_text()))
+    with store.opened_ahead():  # while the records are read
+        cells = cells_of(run_dir)
+        for condition, seed in cells:
+            totals.update(store_cell(store, run_dir, condition, seed, write_key(run_id, cell_of(condition, seed))))
+        if not cells and (run_dir / "manifest.json").exists():
+            keep_manifest(store, json.loads((run_dir / "manifest.json").read_text()))
     return dict(totals)
 
 

@@ -66,6 +66,10 @@ class ParquetStore(ResultsStore):
     def _part(self, key: str) -> Path:
         return self.root / "parts" / hashlib.sha256(key.encode()).hexdigest()[:32]
 
+    def opened_ahead(self):
+        """Nothing to open ahead: every connect() is a database of its own in memory."""
+        return contextlib.nullcontext()
+
     @contextmanager
     def connect(self, read_only: bool = False):
         """An in-memory DuckDB whose partition tables are views over the current files and whose catalog tables

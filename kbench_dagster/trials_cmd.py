@@ -59,9 +59,10 @@ def cmd_run(args) -> int:
     if args.samples < 1:
         raise ValueError("--samples must be at least 1")
     cache = None if args.no_cache else ReplyCache(Path(args.cache) if args.cache else Path(args.runs) / CACHE_DIR)
-    kind = ToolTrials(response_format=args.response_format, cache=cache)
-    units = select_trials(kind, args.only, args.limit)
-    spec, kind, _ = chat_run_spec(args, kind, units, "trials", args.samples)
+    with open_store(args.db).opened_ahead():  # for the endpoint's lookup, while the suite loads
+        kind = ToolTrials(response_format=args.response_format, cache=cache)
+        units = select_trials(kind, args.only, args.limit)
+        spec, kind, _ = chat_run_spec(args, kind, units, "trials", args.samples)
     run_id, model = spec.run_id, spec.model
     total = len(spec.tasks) * len(spec.conds) * args.samples
     done_before = service.already_done(spec)

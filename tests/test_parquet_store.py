@@ -4,6 +4,8 @@ writer processes on different partitions lose and duplicate nothing; a write tha
 it was; a reader sees whole partitions only."""
 
 import multiprocessing
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -47,6 +49,21 @@ def test_the_same_writes_give_the_same_rows(tmp_path):
     one, shared = results
     assert one[:2] == shared[:2] and [m["model_key"] for m in one[2]] == [m["model_key"] for m in shared[2]]
     assert one[0] == [("a", "r1", "t1", 1, "pass"), ("a", "r1", "t2", 1, "wrong")] and one[3] == shared[3]
+
+
+def test_writes_inside_opened_ahead_land_and_the_file_is_free_after(tmp_path):
+    for store in both(tmp_path):
+        with store.opened_ahead():
+            store.replace_partition("a", {"attempts": [attempt("r1", "t1")]})
+            store.replace_partition("a", {"attempts": [attempt("r1", "t2")]})  # delete-then-insert as ever
+        # a read-only connection (which DuckDB refuses beside an open read-write one) and another process both
+        # open the store again once the block is over
+        assert store.query(ROWS)[1] == [("a", "r1", "t2", 1, "pass")]
+        if isinstance(store, ResultsStore) and not isinstance(store, ParquetStore):
+            code = ("import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+                    "print(c.execute('SELECT count(*) FROM attempts').fetchone()[0])")
+            out = subprocess.run([sys.executable, "-c", code, str(store.path)], capture_output=True, text=True)
+            assert out.stdout.strip() == "1", out.stderr
 
 
 def test_a_scripted_run_stores_the_same_rows_in_both(tmp_path):
