@@ -2,6 +2,7 @@
 its own. The kind here is the smallest possible one (sums asked as questions); the text jobs, tool-use trials and
 capability items are built the same way."""
 
+import errno
 import hashlib
 import json
 import re
@@ -10,14 +11,17 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.engine import ledger as ledger_module
 from sandbox.engine.attempt_records import records_of
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.ledger import RunLedger
 from sandbox.engine.regrade import regrade_run
+from sandbox.engine.reply_cache import ReplyCache
 from sandbox.engine.runs import Runner
 from sandbox.engine.spec import API_AGENT, RunSpec
+from sandbox.engine.stops import DiskFull
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.personas import Conversation, Reply
 from task_defs import load_suite
@@ -201,3 +205,37 @@ def test_triage_shows_a_ledger_records_evidence(tmp_path):
     text = render_evidence(load_results(tmp_path / "runs", "sums-run"), "q3")
     assert "ledger.jsonl (base/q3/s1)" in text and "expected 33, got '34'" in text
     assert "What is 3 + 30?" in text and "--- reply.txt (2 bytes)\n34" in text
+
+
+class CachedSums(Sums):
+    """Sums whose requests go through a reply cache: a second run id replays them without asking."""
+
+    def __init__(self, units: list[Sum], cache: ReplyCache):
+        super().__init__(units)
+        self.cache = cache
+
+    def execute(self, unit: Sum, chat: ChatSession, kept: dict[str, str]) -> None:
+        kept["reply.txt"] = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}], max_tokens=16,
+                                     cache=self.cache).content
+
+
+def test_a_replay_that_fills_the_disk_stops_as_disk_full_and_the_rerun_keeps_every_attempt(tmp_path, monkeypatch):
+    cache = ReplyCache(tmp_path / "cache")
+    with ScriptedServer(persona=Adder(), port=0, slots=2) as srv:
+        Runner(spec_for(srv.url, tmp_path, run_id="first"), CachedSums(UNITS, cache)).run()
+        asked = srv.chat_requests
+
+        def full(path, line):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        with monkeypatch.context() as m:
+            m.setattr(ledger_module, "append_line", full)
+            with pytest.raises(DiskFull, match="no space left while recording results"):
+                Runner(spec_for(srv.url, tmp_path, run_id="second"), CachedSums(UNITS, cache)).run()
+        assert RunLedger(tmp_path / "runs" / "second").entries() == []  # nothing half-kept
+        summary = Runner(spec_for(srv.url, tmp_path, run_id="second"), CachedSums(UNITS, cache)).run()
+        assert summary == {"planned": 4, "already_done": 0, "ran": 4}
+        assert srv.chat_requests == asked  # the rerun replayed every reply from the cache
+    results = [r.result() for r in records_of(tmp_path / "runs" / "second")]
+    assert sorted(r["task"] for r in results) == ["q1", "q2", "q3", "q4"]
+    assert {r["outcome"] for r in results} == {"pass"}

@@ -121,8 +121,13 @@ class Runner:
             self.agent = agent
             cache = None if self.kind.runs_agent else getattr(self.kind, "cache", None)
             if cache is not None and cache.holds_any():
-                with self.ledger.gathered():
-                    self._replay(todo, summary)
+                try:
+                    with self.ledger.gathered():
+                        self._replay(todo, summary)
+                except OSError as exc:  # the last batch's write: those attempts have no line, a rerun redoes them
+                    if exc.errno != errno.ENOSPC:
+                        raise
+                    self._stopping = self._stopping or DiskFull(f"no space left while recording results ({exc})")
             n = max(1, min(self.spec.workers, len(todo) or 1))
             with ThreadPoolExecutor(max_workers=n, thread_name_prefix="grader") as graders:
                 workers = [threading.Thread(target=self._work, args=(todo, summary, graders), daemon=True)
