@@ -1,373 +1,70 @@
-"""The `kbench` command line: the same functions the Dagster assets call."""
+"""The `kbench` command line: the same functions the Dagster assets call.
+
+Each command's module is imported only when that command runs (or when the whole list is asked for, as `--help`
+and a mistyped command do): the modules of all of them took half a second of every command's start.
+"""
 
 from __future__ import annotations
 
 import argparse
 import gc
-import os
+import importlib
 import sys
-import time
-from dataclasses import replace
-from pathlib import Path
 
-import duckdb
-
-from gpu.cli import add_kernels_parser
-from kbench_dagster import service
-from kbench_dagster.audit_cmd import add_audit_parser
-from kbench_dagster.breakdown_cmd import add_breakdown_parser
-from kbench_dagster.capability_cmd import add_capability_parser
-from kbench_dagster.deploy_cmd import add_deploy_parser
-from kbench_dagster.discover_cmd import add_discover_parser
-from kbench_dagster.endpoints_cmd import add_endpoint_options, add_endpoints_parser, endpoint_settings
-from kbench_dagster.estimate_cmd import add_estimate_parser
-from kbench_dagster.import_tasks_cmd import add_import_tasks_parser
-from kbench_dagster.importer import add_import_parser
-from kbench_dagster.parquet_store import open_store
-from kbench_dagster.progress import Progress
-from kbench_dagster.registry_cmd import add_registry_parsers
-from kbench_dagster.reporting import commands, loaders, tables
-from kbench_dagster.selftest.cli import add_selftest_parser
-from kbench_dagster.store import DEFAULT_DB
-from kbench_dagster.swe_cmd import add_swe_parser
-from kbench_dagster.terminal import say, visible
-from kbench_dagster.textjobs_cmd import add_textjobs_parser
-from kbench_dagster.trials_cmd import add_trials_parser
-from sandbox.engine.spec import server_slots_of
-from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
-from sandbox.isolation.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
-from sandbox.isolation.workdirs import default_work_root
-from sandbox.servers.scripted import PERSONAS
-from sandbox.tasks.validation import validate_tasks
-from task_defs import TaskFileError, load_suite
-from task_defs.loader import select
-
-DEFAULT_URL = service.DEFAULT_URL
-SMOKE_TASKS = "fizz,clamp,countlines,counterrors,wordcount,hellosh"  # easy programming and terminal jobs
+# command -> the module and function that add it (and the commands listed with it) to the parser
+COMMANDS = {
+    **dict.fromkeys(("list", "show", "validate", "run", "serve-scripted", "serve-local", "demo", "sql", "ui"),
+                    ("kbench_dagster.core_cmd", "add_core_parsers")),
+    **dict.fromkeys(("report", "collect", "export", "compare", "triage", "board"),
+                    ("kbench_dagster.reporting.commands", "add_report_parsers")),
+    "kernels": ("gpu.cli", "add_kernels_parser"),
+    "selftest": ("kbench_dagster.selftest.cli", "add_selftest_parser"),  # the hostile fault suite
+    "audit": ("kbench_dagster.audit_cmd", "add_audit_parser"),  # the suite contract; difficulty from gradings
+    **dict.fromkeys(("models", "regrade"), ("kbench_dagster.registry_cmd", "add_registry_parsers")),
+    "textjobs": ("kbench_dagster.textjobs_cmd", "add_textjobs_parser"),
+    "endpoints": ("kbench_dagster.endpoints_cmd", "add_endpoints_parser"),  # servers under names, with hardware
+    "import": ("kbench_dagster.importer", "add_import_parser"),  # another machine's collect file or run folders
+    "trials": ("kbench_dagster.trials_cmd", "add_trials_parser"),
+    "swe": ("kbench_dagster.swe_cmd", "add_swe_parser"),  # a trusted SWE-style dataset as a suite
+    "import-tasks": ("kbench_dagster.import_tasks_cmd", "add_import_tasks_parser"),  # Harbor task folders
+    "estimate": ("kbench_dagster.estimate_cmd", "add_estimate_parser"),  # time, tokens and cost of a planned run
+    "discover": ("kbench_dagster.discover_cmd", "add_discover_parser"),  # candidates from another benchmark
+    "breakdown": ("kbench_dagster.breakdown_cmd", "add_breakdown_parser"),  # five jobs three ways
+    "capability": ("kbench_dagster.capability_cmd", "add_capability_parser"),  # klbench's categories
+    "deploy": ("kbench_dagster.deploy_cmd", "add_deploy_parser"),  # Dagster in containers on this machine
+}
 
 
-def _isolation(args) -> IsolationConfig:
-    cfg = IsolationConfig(mode=args.isolation)
-    cfg.preflight()
-    if cfg.resolve() == "none":
-        print("warning: bubblewrap (bwrap) not found or disabled: sessions run without isolation; "
-              "install it with `apt-get install bubblewrap`", file=sys.stderr)
-    return cfg
-
-
-def _test_limits(args) -> Limits:
-    return TEST_LIMITS.with_(rss_limit_bytes=int(args.rss_limit_gb * GB), max_procs=args.max_procs)
-
-
-def cmd_list(args) -> int:
-    suite = load_suite(args.suite)
-    tasks = select(suite, args.tasks)
-    if args.markdown:
-        print("| id | category | tier | title |\n|---|---|---|---|")
-        for t in tasks:
-            print(f"| {t.id} | {t.category} | {t.tier} | {t.title} |")
-    else:
-        for t in tasks:
-            print(f"{t.id:22} {t.category:12} {t.tier:9} {t.title}")
-    print(f"{len(tasks)} tasks, suite {suite.name} fingerprint {suite.fingerprint[:16]}", file=sys.stderr)
-    return 0
-
-
-def _show_tree(title: str, folder: Path, skip: set[str] = frozenset()) -> None:
-    if not folder.is_dir():
-        return
-    for f in sorted(folder.rglob("*")):
-        if f.is_file() and "__pycache__" not in f.parts and f.name not in skip:
-            print(f"--- {title}: {f.relative_to(folder)}")
-            try:
-                print(f.read_text(encoding="utf-8").rstrip())
-            except UnicodeDecodeError:
-                print(f"({f.stat().st_size} bytes of binary data)")
-
-
-def cmd_show(args) -> int:
-    suite = load_suite(args.suite)
-    try:
-        t = suite.get(args.task)
-    except KeyError as exc:
-        print(f"error: {exc.args[0]}; see `kbench list`", file=sys.stderr)
-        return 2
-    print(f"{t.id}: {t.title}\ncategory {t.category}, tier {t.tier}, language {t.language}")
-    if t.graded_file:
-        print(f"graded file: {t.graded_file}")
-    if t.requires:
-        print(f"requires: {', '.join(t.requires)}")
-    for i, p in enumerate(t.all_prompts, 1):
-        print(f"--- prompt {i}/{len(t.all_prompts)}\n{p.strip()}")
-    _show_tree("setup", t.setup_dir)
-    if t.setup_script.is_file():
-        _show_tree("setup script", t.folder, skip={p.name for p in t.folder.iterdir() if p.name != "setup.sh"})
-    if args.all:
-        _show_tree("hidden test", t.test_dir)
-        _show_tree("reference", t.solution_dir)
-    return 0
-
-
-def cmd_validate(args) -> int:
-    suite = load_suite(args.suite)
-    tasks = select(suite, args.tasks)
-    cfg = _isolation(args)
-    base = Path(args.work) if args.work else default_work_root()
-    print(f"validating {len(tasks)} tasks of suite {suite.name} ({suite.fingerprint[:16]}), "
-          f"isolation {cfg.resolve()}, {args.workers} workers", file=sys.stderr)
-    bar = Progress(len(tasks), "validate")
-
-    def show(v) -> None:
-        bar.step(v.status == "ok")
-        print(f"{v.status.upper():7} {v.task_id:22} {v.duration_s:5.1f}s  {v.reason}", flush=True)
-
-    start = time.monotonic()
-    results = validate_tasks(tasks, base, cfg, args.workers, args.keep_work, on_result=show,
-                             test_limits=_test_limits(args))
-    counts = {s: sum(v.status == s for v in results) for s in ("ok", "fail", "skipped")}
-    killed = sum(v.mutants_killed[0] for v in results)
-    mutants = sum(v.mutants_killed[1] for v in results)
-    alts = [a for v in results for a in v.of_kind("alternative")]
-    rate = f"{100 * killed / mutants:.0f}%" if mutants else "n/a"
-    print(f"{counts['ok']} ok, {counts['fail']} failed, {counts['skipped']} skipped of {len(results)} tasks "
-          f"in {time.monotonic() - start:.1f}s; mutants killed {killed}/{mutants} ({rate}); correct alternatives "
-          f"passing {sum(a.as_expected for a in alts)}/{len(alts)}; suite fingerprint {suite.fingerprint}")
-    if counts["fail"]:
-        return 1
-    return 1 if args.strict and counts["skipped"] else 0
-
-
-def run_settings(args) -> service.RunSettings:
-    """`kbench run`'s options as the service's typed settings (one place decides what each option means)."""
-    return service.settings_of(
-        run_id=args.run_id, model=args.model, agent=args.agent, tool_format=args.tool_format,
-        suite=args.suite, tasks=args.tasks, conds=args.conds, thinking=args.thinking, max_tokens=args.max_tokens,
-        extension=args.extension, seeds=list(range(1, args.seeds + 1)), workers=args.workers,
-        timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
-        isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
-        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading,
-        server_down_stop_s=args.server_wait, latency_budget_s=args.latency_budget,
-        **endpoint_settings(args, open_store(args.db)))
-
-
-def _endpoint_words(spec) -> str:
-    e = spec.endpoint
-    said = [f"endpoint {e['name']}" if e.get("name") else None, e.get("hardware_class"),
-            spec.conds[0].sampling_label() if spec.conds and spec.conds[0].sampling() else None]
-    return f" ({', '.join(w for w in said if w)})" if any(said) else ""
-
-
-def cmd_run(args) -> int:
-    if args.seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    spec, kind = service.build_spec(run_settings(args), api_key=service.cli_api_key())
-    _isolation(args)  # warns when sessions would run without bubblewrap
-    slots = server_slots_of(spec, kind)  # asked once here, so the header can say it and the run uses the same answer
-    spec = replace(spec, server_slots=slots.slots if slots else 0)
-    total = len(spec.tasks) * len(spec.conds) * args.seeds
-    shared = (f"{slots.slots} server slots shared with every run against this URL (--server-slots N sets them)"
-              if slots else "server slots not limited (--server-slots 0)")
-    print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {args.seeds} seeds = {total}, "
-          f"agent {args.agent}, model {args.model} at {spec.url}{_endpoint_words(spec)}, {args.workers} workers, "
-          f"{shared}", file=sys.stderr)
-    done_before = service.already_done(spec)
-    bar = Progress(total - done_before, "run")
-    if done_before:
-        print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
-
-    def show(r: dict) -> None:
-        bar.step(r["outcome"] == "pass")
-        extra = f" ({visible(r.get('infra_error') or '', layout=False)[:80]})" if r["outcome"] == "infra" else ""
-        print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
-              f"turns {r.get('turns', 0)}{extra}", flush=True)
-
-    done = service.run_and_store(spec, kind, open_store(args.db), on_result=show, say=say)
-    print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
-          f"{done.summary['planned']}; records in {Path(args.runs) / spec.run_id}; "
-          f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
-    print(visible(tables.render(spec.run_id, loaders.load_results(Path(args.runs), spec.run_id))))
-    return 0
-
-
-def cmd_sql(args) -> int:
-    cols, rows = open_store(args.db).query(args.query)
-    print(render_table(cols, rows))
-    print(f"({len(rows)} rows)", file=sys.stderr)
-    return 0
-
-
-def render_table(cols: list[str], rows: list[tuple]) -> str:
-    cells = [[("" if v is None else visible(v, layout=False)) for v in row] for row in rows]  # agent text too
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    line = lambda vals: "  ".join(v.ljust(w) for v, w in zip(vals, widths))  # noqa: E731
-    return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
-
-
-def cmd_serve_scripted(args) -> int:
-    from sandbox.servers.scripted import serve
-
-    return serve(args.persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
-                 suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,
-                 chaos_delay=args.chaos_delay, verbose=args.verbose, ttft_s=args.ttft, token_rate=args.token_rate,
-                 reject_formats=tuple(f for f in (args.reject_formats or "").split(",") if f))
-
-
-def cmd_serve_local(args) -> int:
-    from sandbox.servers.llama import serve
-
-    return serve(args.model_pack, port=args.port, parallel=args.parallel, ctx=args.ctx)
-
-
-def cmd_demo(args) -> int:
-    from kbench_dagster.demo import run_demo
-
-    return run_demo(pack=args.model_pack, tasks=args.tasks, timeout_s=args.timeout, runs=args.runs)
-
-
-def cmd_ui(args) -> int:
-    from kbench_dagster.ui import run_ui
-
-    return run_ui(port=args.port, home=args.home)
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for `command` (its module's commands only), or for every command."""
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
     p.add_argument("--suite", default="kbench",
                    help="suite name or folder (default kbench); `run --suite kernels`: the GPU kernel tasks")
     sub = p.add_subparsers(dest="command", required=True)
-    tasks_help = "task ids, categories or tiers, comma-separated (default: all)"
-
-    s = sub.add_parser("list", help="the task list")
-    s.add_argument("--tasks", help=tasks_help)
-    s.add_argument("--markdown", action="store_true")
-    s.set_defaults(func=cmd_list)
-
-    s = sub.add_parser("show", help="the full text of one task")
-    s.add_argument("task")
-    s.add_argument("--all", action="store_true", help="also the hidden test and the reference solution")
-    s.set_defaults(func=cmd_show)
-
-    s = sub.add_parser("validate", help="prove each hidden test: fails untouched and every mutant, "
-                                        "passes the reference and every alternative")
-    s.add_argument("--tasks", help=tasks_help)
-    s.add_argument("--strict", action="store_true", help="a skipped task fails the validation too")
-    s.add_argument("--workers", type=int, default=max(2, os.cpu_count() or 2))
-    s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
-    s.add_argument("--keep-work", action="store_true")
-    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
-    s.add_argument("--rss-limit-gb", type=float, default=TEST_LIMITS.rss_limit_bytes / GB,
-                   help="memory watchdog: what one session may hold in all, in GB (default 2)")
-    s.add_argument("--max-procs", type=int, default=TEST_LIMITS.max_procs,
-                   help="process watchdog: kill the session above this many tasks, threads counted (default 500)")
-    s.set_defaults(func=cmd_validate)
-
-    s = sub.add_parser("run", help="an agent does the tasks against a model server; each folder is graded")
-    s.add_argument("run_id", metavar="RUNID")
-    s.add_argument("--model", required=True, help="model id as the server knows it")
-    s.add_argument("--url", help=f"OpenAI-compatible base URL (default: --endpoint's, else {DEFAULT_URL})")
-    add_endpoint_options(s)
-    s.add_argument("--conds", help="conditions, comma-separated (default base,think,base8k)")
-    s.add_argument("--tasks", help=tasks_help)
-    s.add_argument("--seeds", type=int, default=1)
-    s.add_argument("--workers", type=int, default=1, help="agents at once (the server needs as many slots)")
-    s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
-                   help="how long the run waits for a server that does not answer before it stops (default 600)")
-    s.add_argument("--latency-budget", type=float, metavar="S",
-                   help="agent seconds per attempt inside which a pass counts as usable (default by tier: easy 120, "
-                        "medium 300, hard 600, terminal 300; 0: none); a pass over it stays a pass in pass@1")
-    s.add_argument("--server-slots", type=int, metavar="N",
-                   help="sessions at once against this server, counted across every kbench run and Dagster run on "
-                        "this machine (default: what the server reports at /props, e.g. llama.cpp's --parallel; "
-                        "0: no limit beyond --workers)")
-    s.add_argument("--timeout", type=float, default=600, help="seconds per agent session (default 600)")
-    s.add_argument("--thinking", choices=["off", "medium"])
-    s.add_argument("--max-tokens", type=int)
-    s.add_argument("--extension", help="a pi extension, for the ext and ext_think conditions")
-    s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
-    s.add_argument("--runs", default="runs", help="where records go (default ./runs)")
-    s.add_argument("--pi", help="a pi installation (a path inside its node_modules); default the pinned one")
-    s.add_argument("--keep-work", action="store_true")
-    s.add_argument("--defer-grading", action="store_true",
-                   help="record the agent's work now and grade it later with `kbench regrade` (the report shows "
-                        "such attempts as pending until then)")
-    s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
-    s.add_argument("--tool-format", choices=["native", "text", "auto", "constrained"], default="auto",
-                   help="builtin: accept native tool calls, calls written as text, or both (default); constrained: "
-                        "no tools field, every reply a JSON action the server's grammar enforces")
-    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
-    s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
-    s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
-    s.add_argument("--disk-limit-gb", type=float, default=AGENT_LIMITS.disk_bytes / GB,
-                   help="disk watchdog: what one session may hold in its folders (default 2); an attempt starts only "
-                        "with this plus 256 MB free on the work and runs disks")
-    s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB (default {DEFAULT_DB} or $KBENCH_DB)")
-    s.set_defaults(func=cmd_run)
-
-    s = sub.add_parser("serve-scripted", help="a deterministic OpenAI-compatible server for tests and self-checks")
-    s.add_argument("--persona", required=True,
-                   choices=list(PERSONAS),
-                   help="oracle solves each task with its reference (--suite textjobs: answers every item); null "
-                        "only talks; liar claims success; chaos breaks every reply; hostile attacks the sandbox; "
-                        "replay plays --replay FILE; noisy (--suite textjobs) misses a fixed share of the items")
-    s.add_argument("--replay", help="JSONL file of replies, for --persona replay")
-    s.add_argument("--port", type=int, default=8093)
-    s.add_argument("--model-id")
-    s.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
-    s.add_argument("--slots", type=int, help="requests served at once (default unlimited)")
-    s.add_argument("--tool-format", choices=["native", "text"], default="native")
-    s.add_argument("--chaos-delay", type=float, default=2.0)
-    s.add_argument("--ttft", type=float, default=0.0, metavar="S",
-                   help="seconds from a request (after --latency) to the first token of the reply (default 0)")
-    s.add_argument("--token-rate", type=float, default=0.0, metavar="R",
-                   help="tokens per second of a reply after its first token (default 0: no pacing, all at once)")
-    s.add_argument("--reject-formats", metavar="TYPES",
-                   help="response_format types to refuse with HTTP 400, e.g. json_schema,json_object (a server "
-                        "without structured output)")
-    s.add_argument("--verbose", action="store_true")
-    s.set_defaults(func=cmd_serve_scripted)
-
-    s = sub.add_parser("serve-local", help="llama.cpp's server with a real instruct model, on 127.0.0.1")
-    s.add_argument("--model-pack", choices=["1.5b", "0.5b"], default="1.5b",
-                   help="Qwen2.5-Coder 1.5B (default) or the faster 0.5B, assembled from PyPI packages")
-    s.add_argument("--port", type=int, default=8093)
-    s.add_argument("--parallel", type=int, default=1, help="slots: requests served at once")
-    s.add_argument("--ctx", type=int, default=16384, help="context per slot (default 16384)")
-    s.set_defaults(func=cmd_serve_local)
-
-    s = sub.add_parser("demo", help="a real local model, a smoke set with pi and builtin, then the report")
-    s.add_argument("--model-pack", choices=["1.5b", "0.5b"], default="1.5b")
-    s.add_argument("--tasks", default=SMOKE_TASKS)
-    s.add_argument("--timeout", type=float, default=100.0, help="seconds per agent session (default 100)")
-    s.add_argument("--runs", default="runs")
-    s.set_defaults(func=cmd_demo)
-
-    s = sub.add_parser("sql", help="run a query over the results DuckDB and print a table")
-    s.add_argument("query")
-    s.add_argument("--db", default=str(DEFAULT_DB), help=f"DuckDB file (default {DEFAULT_DB} or $KBENCH_DB)")
-    s.set_defaults(func=cmd_sql)
-
-    s = sub.add_parser("ui", help="the Dagster UI and daemon (dagster dev) on 127.0.0.1")
-    s.add_argument("--port", type=int, default=3000)
-    s.add_argument("--home", help="DAGSTER_HOME (default .state/dagster)")
-    s.set_defaults(func=cmd_ui)
-
-    commands.add_report_parsers(sub)  # report, collect, export, compare, triage, board
-    add_kernels_parser(sub)  # kernels list|show|grade
-    add_selftest_parser(sub)  # the hostile fault suite
-    add_audit_parser(sub)  # the suite contract; --results: difficulty from stored gradings
-    add_registry_parsers(sub)  # models add|list|remove, regrade
-    add_textjobs_parser(sub)  # the text jobs through the chat API
-    add_endpoints_parser(sub)  # endpoints add|list: servers under names, with their hardware
-    add_import_parser(sub)  # another machine's collect file or run folders
-    add_trials_parser(sub)  # tool-use trials: run, gate, show, hash
-    add_swe_parser(sub)  # a trusted SWE-style dataset as a suite
-    add_import_tasks_parser(sub)  # Harbor / Terminal-Bench task folders as a suite
-    add_estimate_parser(sub)  # time, tokens and cost of a planned run, from stored attempts
-    add_discover_parser(sub)  # candidate tasks from a local copy of another benchmark
-    add_breakdown_parser(sub)  # five jobs three ways
-    add_capability_parser(sub)  # klbench's categories: list, audit, run, score
-    add_deploy_parser(sub)  # Dagster in containers on this machine: start, stop, status
+    adders = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for module, function in adders:
+        getattr(importlib.import_module(module), function)(sub)
     return p
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The command named in argv, past the global --suite option; None when there is none."""
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--suite":
+            i += 2
+        elif argv[i].startswith("--suite="):
+            i += 1
+        else:
+            return argv[i]
+    return None
+
+
+def _shown_errors() -> tuple[type[BaseException], ...]:
+    """What main shows as one line: bad input (a broken task file's TaskFileError is a ValueError) and the store's
+    own errors (DuckDB's only if the command loaded it: none could have been raised otherwise)."""
+    duckdb = sys.modules.get("duckdb")
+    return (ValueError, RuntimeError) + ((duckdb.Error,) if duckdb is not None else ())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -375,10 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     # collector went over all of them again and again (a third of a cached 1,500-trial strike). Fewer, larger young
     # collections, as mypy does; cycles are still collected.
     gc.set_threshold(200_000, 30, 30)
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(_command_of(argv)).parse_args(argv)
     try:
         return args.func(args)
-    except (TaskFileError, ValueError, RuntimeError, duckdb.Error) as exc:
+    except Exception as exc:
+        if not isinstance(exc, _shown_errors()):
+            raise
+        from kbench_dagster.terminal import visible
+
         print(f"error: {visible(exc)}", file=sys.stderr)  # a harness error can name an agent's file
         return 2
 

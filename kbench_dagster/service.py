@@ -30,10 +30,6 @@ from kbench_dagster.ingest import (
     write_key,
 )
 from kbench_dagster.store import ResultsStore
-from sandbox.chatwork.breakdown import breakdown_kind
-from sandbox.chatwork.capability import CapabilityItems
-from sandbox.chatwork.textjobs import TextJobs
-from sandbox.chatwork.trials import ToolTrials
 from sandbox.engine.attempt_records import done_keys
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
@@ -136,11 +132,18 @@ def kind_of(suite: str) -> WorkKind:
         from gpu.kind import KernelTasks  # torch is loaded only for kernel runs
 
         return KernelTasks()
+    # each chat kind is imported only where it is asked for: a command that runs one loads none of the others
     if suite == TEXTJOBS:
+        from sandbox.chatwork.textjobs import TextJobs
+
         return TextJobs()
     if suite == TRIALS:
+        from sandbox.chatwork.trials import ToolTrials
+
         return ToolTrials()
     if suite == CAPABILITY:
+        from sandbox.chatwork.capability import CapabilityItems
+
         return CapabilityItems()
     return AgentTasks(load_suite(suite))
 
@@ -278,6 +281,8 @@ def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
     manifest = json.loads(path.read_text())
     name = manifest["suite"]["name"]
     if name.startswith(BREAKDOWN):
+        from sandbox.chatwork.breakdown import breakdown_kind
+
         return breakdown_kind(name)
     return kind_of(name if name in (KERNELS, TEXTJOBS, TRIALS, CAPABILITY) else suite)
 

@@ -4,6 +4,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO, SQUARE_TOML, write_task
 
 from kbench_dagster.cli import main
@@ -69,3 +70,32 @@ def test_whole_suite_keeps_its_contract(work):
     assert killed == shipped and int(shipped) >= 3 * 32 + 2 * 33 - 2, summary  # gpuname's skip without a GPU
     if shutil.which("nvidia-smi") is None:
         assert "skipped here (requirements missing): gpuname" in summary
+
+
+def test_each_command_loads_only_its_own_module_and_the_table_names_every_command():
+    """`kbench trials ...` imports the trials' modules, not the capability suite's or the breakdown's; the table
+    that says which module adds which command is checked against what each module adds."""
+    import argparse
+    import importlib
+
+    from kbench_dagster.cli import COMMANDS, build_parser
+
+    for module, function in set(COMMANDS.values()):
+        sub = argparse.ArgumentParser().add_subparsers()
+        getattr(importlib.import_module(module), function)(sub)
+        assert sorted(sub.choices) == sorted(c for c, m in COMMANDS.items() if m == (module, function)), module
+    everything = build_parser()._subparsers._group_actions[0].choices
+    assert sorted(everything) == sorted(COMMANDS)
+    code = ("import sys; from kbench_dagster.cli import build_parser; "
+            "build_parser('trials').parse_args(['--suite', 'x', 'trials', 'hash']); "
+            "print(sorted(m for m in ('sandbox.chatwork.capability', 'sandbox.chatwork.breakdown', "
+            "'kbench_dagster.selftest', 'kbench_dagster.core_cmd') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_mistyped_command_lists_every_command(capsys):
+    with pytest.raises(SystemExit):
+        main(["trails", "run"])
+    err = capsys.readouterr().err
+    assert "invalid choice: 'trails'" in err and "'trials'" in err and "'capability'" in err

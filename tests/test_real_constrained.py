@@ -7,7 +7,7 @@ import pytest
 from test_local_model import model_or_skip  # noqa: F401  (skips where the real model cannot run)
 
 from kbench_dagster import service
-from kbench_dagster.cli import SMOKE_TASKS
+from kbench_dagster.core_cmd import SMOKE_TASKS
 from kbench_dagster.store import ResultsStore
 from sandbox.servers import llama as lm
 from sandbox.servers import model_pack as mp
