@@ -123,7 +123,7 @@ class CapabilityItems:
             replies.append(calls_reply(reply.content, reply.tool_calls) if unit.item.tools else reply.content)
             kept[REPLIES] = json.dumps({"replies": replies, "context_tokens": self.context_tokens})
 
-    def grade_kept(self, unit: CapabilityUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: CapabilityUnit, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         doc = json.loads(kept[REPLIES]) if REPLIES in kept else {}
         replies = doc.get("replies") or []

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandbox.agents.textcalls import parse_text_calls
@@ -56,10 +56,10 @@ TOOLS_SYSTEM = ("You can call the tools offered with this request. Call the ones
 class TrialUnit:
     family: Family
     trial: Trial
+    id: str = field(init=False, compare=False, repr=False)  # a field: the run loop reads it often
 
-    @property
-    def id(self) -> str:
-        return self.trial.id
+    def __post_init__(self):
+        object.__setattr__(self, "id", self.trial.id)
 
 
 def request_of(unit: TrialUnit, seed: int, mode: str = "text") -> tuple[list[dict], list[dict], dict | None]:
@@ -83,7 +83,7 @@ def _calls_of(reply: dict, offered: list[str]) -> list[Call]:
     calls = []
     for c in reply.get("tool_calls") or []:
         try:
-            args = json.loads(c.get("arguments") or "{}")
+            args = json_value(c.get("arguments") or "{}")
         except ValueError:
             args = None
         calls.append(Call(c.get("name") or "", args if isinstance(args, dict) else None, "native"))
@@ -119,7 +119,7 @@ def provider_failure(reply: ChatReply) -> str | None:
         return "provider failure: an empty completion"
     for c in reply.tool_calls:
         try:
-            ok = isinstance(json.loads(c.get("arguments") or "{}"), dict)
+            ok = isinstance(json_value(c.get("arguments") or "{}"), dict)
         except ValueError:
             ok = False
         if not ok:
@@ -224,7 +224,7 @@ class ToolTrials:
             reply = chat.ask(messages, tools=tools, cache=self.cache)
         kept[REPLY] = json_bytes({"mode": mode, "refused_formats": tried, "replies": replies}).decode("utf-8")
 
-    def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)
