@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from sandbox.agents.textcalls import parse_text_calls
@@ -60,6 +61,10 @@ class TrialUnit:
 
     def __post_init__(self):
         object.__setattr__(self, "id", self.trial.id)
+
+    @cached_property  # an attempt's record and its trial fields both name it
+    def grade(self) -> str:
+        return work_grade(self.trial)
 
 
 def request_of(unit: TrialUnit, seed: int, mode: str = "text") -> tuple[list[dict], list[dict], dict | None]:
@@ -181,7 +186,7 @@ class ToolTrials:
         return self._by_id[unit_id]
 
     def unit_fields(self, unit: TrialUnit) -> dict:
-        return {"category": unit.family.id, "tier": work_grade(unit.trial)}
+        return {"category": unit.family.id, "tier": unit.grade}
 
     def missing(self, unit: TrialUnit) -> list[str]:
         return []
@@ -240,7 +245,7 @@ class ToolTrials:
         cause = "refused" if refused and not v.passed else v.cause
         outcome = "pass" if v.passed else "timeout" if cause == "timeout" else "wrong"  # a safety stop is no verdict
         return Verdict(outcome, v.detail or cause or "", 0.0, extra={"trial": {
-            "family": unit.family.id, "grade": work_grade(unit.trial), "oracle": unit.trial.oracle.kind,
+            "family": unit.family.id, "grade": unit.grade, "oracle": unit.trial.oracle.kind,
             "score": v.score, "cause": cause, "forms": sorted({c.form for c in answer.calls}),
             "response_format": mode if format_of(unit.trial, mode)[0] else "text",
             "rounds": len(replies_of(exchange)), "elicitation": self.elicitation.get(mode),
