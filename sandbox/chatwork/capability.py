@@ -148,6 +148,7 @@ class CapabilityItems:
                                extra=self._extra(unit, [], None, False, doc),
                                output=f"{unit.id}: not graded: the judge failed: {exc}\n")
         elif isinstance(g, KbtestGrader):
+            scratch = Path(scratch)
             out = scratch / "tests.txt"
             checks, test_outcome = run_kbtest(unit.item, final, scratch / "graded", out, cfg, log_path)
             test_output = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""
