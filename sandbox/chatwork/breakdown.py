@@ -150,7 +150,7 @@ class BreakdownBatch(_Jobs):
     def execute(self, unit: BreakdownJob, chat: ChatSession, kept: dict[str, str]) -> None:
         kept[REPLY] = chat.ask([{"role": "user", "content": batch_prompt(unit, self.wording)}]).content
 
-    def grade_kept(self, unit: BreakdownJob, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: BreakdownJob, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         answers = _object_in(kept.get(REPLY) or "")
         return _verdict(unit, judge_items(unit, answers), self.way, self.wording,
@@ -181,7 +181,7 @@ class BreakdownItems(_Jobs):
     def execute(self, unit: BreakdownUnit, chat: ChatSession, kept: dict[str, str]) -> None:
         kept[REPLY] = chat.ask([{"role": "user", "content": self.prompts(unit)[0]}]).content
 
-    def grade_kept(self, unit: BreakdownUnit, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: BreakdownUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         text = kept.get(REPLY)
         parse, right = judge(unit.job.spec.answer, unit.item.answer, text)

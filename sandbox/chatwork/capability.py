@@ -123,7 +123,7 @@ class CapabilityItems:
             replies.append(calls_reply(reply.content, reply.tool_calls) if unit.item.tools else reply.content)
             kept[REPLIES] = json.dumps({"replies": replies, "context_tokens": self.context_tokens})
 
-    def grade_kept(self, unit: CapabilityUnit, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: CapabilityUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         doc = json.loads(kept[REPLIES]) if REPLIES in kept else {}
         replies = doc.get("replies") or []
@@ -148,7 +148,6 @@ class CapabilityItems:
                                extra=self._extra(unit, [], None, False, doc),
                                output=f"{unit.id}: not graded: the judge failed: {exc}\n")
         elif isinstance(g, KbtestGrader):
-            scratch = Path(scratch)
             out = scratch / "tests.txt"
             checks, test_outcome = run_kbtest(unit.item, final, scratch / "graded", out, cfg, log_path)
             test_output = out.read_text(encoding="utf-8", errors="replace") if out.is_file() else ""

@@ -84,7 +84,7 @@ class TextJobs:
     def execute(self, unit: TextItem, chat: ChatSession, kept: dict[str, str]) -> None:
         kept[REPLY] = chat.ask([{"role": "user", "content": unit.prompt}]).content
 
-    def grade_kept(self, unit: TextItem, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: TextItem, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)

@@ -229,7 +229,7 @@ class ToolTrials:
             reply = chat.ask(messages, tools=tools, cache=self.cache)
         kept[REPLY] = json_bytes({"mode": mode, "refused_formats": tried, "replies": replies}).decode("utf-8")
 
-    def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
+    def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
         if REPLY not in kept:
             return Verdict("nofile", "no reply was kept", 0.0)

@@ -78,10 +78,10 @@ class WorkKind(Protocol):
         """Kinds that run the agent: grade what it left in workdir; write the evidence a reader needs to
         output_path."""
 
-    def grade_kept(self, unit, kept: dict[str, str], scratch: str | Path, cfg: IsolationConfig,
+    def grade_kept(self, unit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
-        """Chat-only kinds: grade the kept replies, the evidence in the Verdict's output. `scratch` (a path) does not
-        exist; grading that runs something makes it and works there (the Runner removes it afterwards)."""
+        """Chat-only kinds: grade the kept replies, the evidence in the Verdict's output. `scratch` does not exist;
+        grading that runs something makes it and works there (the Runner removes it afterwards)."""
 
 
 class AgentTasks:

@@ -170,11 +170,7 @@ class Runner:
         return {"work": self.work_dir, "runs": self.run_dir}
 
     def _workdir(self, a: Attempt) -> Path:
-        return Path(self._scratch(a))
-
-    def _scratch(self, a: Attempt) -> str:
-        """The attempt's folder as text: a chat attempt's grading rarely makes it, so most never need a Path."""
-        return self._work_prefix + a.key
+        return Path(self._work_prefix + a.key)
 
     def _dest(self, a: Attempt) -> Path:
         return attempt_dir(self.spec.runs_root, self.spec.run_id, a.cond.name, a.task.id, a.seed)
@@ -386,7 +382,7 @@ class Runner:
         a, box, stats = job.attempt, job.box, job.stats
         t = time.monotonic()
         job.stages["grade_wait_s"] = round(t - job.agent_done, 3)
-        workdir = self._workdir(a) if self.kind.runs_agent else self._scratch(a)
+        workdir = self._workdir(a)
         if self.spec.defer_grading:  # graded later from the record (regrade), e.g. where the GPU is free
             g = Verdict(PENDING, "not graded yet: the run was started with grading deferred", 0.0)
         elif not self.kind.runs_agent and stats.stop_reason == "timeout":
