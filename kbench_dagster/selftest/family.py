@@ -119,6 +119,28 @@ class Family:
     ordinary: Callable[[Context, Script], Script] | None = None
 
 
+@dataclass(frozen=True)
+class JudgeContext:
+    """What a judge family's attack is given: a folder of its own (its runs, work and item files go there), the
+    marker every file it writes carries (the host check looks for it) and the API key it must not leak."""
+
+    folder: Path
+    marker: str
+    key: str
+
+
+@dataclass(frozen=True)
+class JudgeFamily:
+    """An attack on a kind's judge rather than on the sandbox: the attack's material (a reply, an answer file, a
+    work folder, a results file) goes through the real command of its kind against the scripted server, and `run`
+    reads what that command recorded and says whether the verdict stayed the judge's. `agents` names the agents it
+    runs under ("api" for the chat kinds, whose attempts no agent drives)."""
+
+    name: str
+    run: Callable[[JudgeContext, str], Verdict]  # (context, agent) -> verdict
+    agents: tuple[str, ...] = ("api",)
+
+
 def bash(command: str) -> dict:
     return {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}
 

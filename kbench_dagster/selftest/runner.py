@@ -20,7 +20,17 @@ import psutil
 
 from kbench_dagster import service
 from kbench_dagster.selftest import host
-from kbench_dagster.selftest.family import ORDINARY_TASK, Context, Family, RunView, Verdict, reference_calls, say
+from kbench_dagster.selftest.family import (
+    ORDINARY_TASK,
+    Context,
+    Family,
+    JudgeContext,
+    JudgeFamily,
+    RunView,
+    Verdict,
+    reference_calls,
+    say,
+)
 from kbench_dagster.selftest.persona import TaskScripts
 from sandbox.engine.runs import Runner
 from sandbox.isolation.bwrap import bwrap_path
@@ -116,6 +126,24 @@ def run_row(family: Family, agent: str, suite: Suite, stamp: str, work: Path, ru
     return Row(family.name, agent, verdict, time.monotonic() - started), runs / run_id
 
 
+def judge_row(family: JudgeFamily, agent: str, stamp: str, runs: Path, key: str, marker: str) -> tuple[Row, Path]:
+    """One judge family under one agent: its attack through the kind's own command, then its verdict."""
+    folder = runs / f"selftest-{stamp}-{family.name}-{agent}"
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    box: dict = {}
+
+    def work() -> None:
+        box["verdict"] = family.run(JudgeContext(folder, marker, key), agent)
+
+    error = _within(work, JUDGE_DEADLINE_S)
+    verdict = Verdict(False, f"the attack's run failed: {error}"[:300]) if error else box["verdict"]
+    return Row(family.name, agent, verdict, time.monotonic() - started), folder
+
+
+JUDGE_DEADLINE_S = 600.0
+
+
 def _row_deadline_s(family: Family, tasks: int) -> float:
     """How long a row's run may take before the selftest stops waiting for it: each session's limit, and a
     minute for set-up and grading."""
@@ -172,7 +200,7 @@ def _key_in_environment(key: str):
             os.environ["KBENCH_API_KEY"] = old
 
 
-def run_selftest(families: list[Family], agents: list[str], work: Path, runs: Path, jobs: int = 2,
+def run_selftest(families: list[Family | JudgeFamily], agents: list[str], work: Path, runs: Path, jobs: int = 2,
                  suite: Suite | None = None, on_row=None, limits: Limits = SELFTEST_LIMITS) -> Outcome:
     """Every family under every agent, `jobs` rows at once, then the host check."""
     if not bwrap_path():
@@ -189,15 +217,21 @@ def run_selftest(families: list[Family], agents: list[str], work: Path, runs: Pa
     run_dirs: list[Path] = []
     lock = threading.Lock()
 
-    def one(family: Family, agent: str) -> None:
-        row, run_dir = run_row(family, agent, suite, stamp, work, runs, key, marker, limits)
+    def one(family: Family | JudgeFamily, agent: str) -> None:
+        if isinstance(family, JudgeFamily):
+            row, run_dir = judge_row(family, agent, stamp, runs, key, marker)
+        else:
+            row, run_dir = run_row(family, agent, suite, stamp, work, runs, key, marker, limits)
         with lock:
             rows.append(row)
             run_dirs.append(run_dir)
         if on_row:
             on_row(row)
 
-    pairs = [(f, a) for f in families for a in agents]
+    # a judge family runs under its own agents (the api agent for chat kinds) where those were asked for
+    pairs = [(f, a) for f in families for a in agents if not isinstance(f, JudgeFamily) or a in f.agents]
+    pairs += [(f, a) for f in families if isinstance(f, JudgeFamily) for a in f.agents
+              if a not in AGENTS and (f, a) not in pairs]
     with _key_in_environment(key), ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="selftest") as pool:
         for fut in [pool.submit(one, f, a) for f, a in pairs]:
             fut.result()
