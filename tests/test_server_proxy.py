@@ -1,11 +1,14 @@
 """pi's proxy: the key is added outside the sandbox, and every reply is judged on the wire."""
 
 import json
+import socket
 import threading
+import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import wait_for
 from test_agent_runs import run
 
 from sandbox.agents.serverproxy import ServerProxy
@@ -97,3 +100,48 @@ def test_the_key_never_enters_pis_sandbox(tmp_path):
     for f in run_dir.rglob("*"):
         if f.is_file():
             assert b"sk-do-not-leak" not in f.read_bytes(), f
+
+
+def test_an_agent_that_hangs_up_on_a_broken_reply_leaves_the_fault_the_servers():
+    """An agent stops reading at a malformed chunk and hangs up; on a busy machine that comes before the proxy has
+    passed the rest of the reply on. The server broke the reply: that stays the server's fault (the session is
+    infra), never the sandbox's hang-up (which would make it the model's)."""
+    hung_up = threading.Event()
+
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(b'data: {"choices": [{"delta": {"cont\n\n')
+            self.wfile.flush()
+            hung_up.wait(10)
+            for _ in range(5):  # the rest arrives after the agent has gone: the proxy's writes to it fail
+                self.wfile.write(b'data: {"choices": [{"delta": {"content": "x"}}]}\n\n')
+                self.wfile.flush()
+                time.sleep(0.05)
+            self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with ServerProxy(f"http://127.0.0.1:{srv.server_address[1]}/v1") as proxy:
+            host, port = proxy.url.removeprefix("http://").split("/")[0].split(":")
+            body = json.dumps({"stream": True}).encode()
+            with socket.create_connection((host, int(port)), timeout=10) as conn:
+                conn.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+                seen = b""
+                while b"cont" not in seen:
+                    seen += conn.recv(4096)
+            hung_up.set()
+            wait_for(lambda: proxy.chat_log("s") or proxy.sandbox_log("s"), 20, "the proxy's record of the reply")
+            assert proxy.sandbox_log("s") == []
+            assert proxy.last_reply_problem("s") == "malformed JSON in the reply stream"
+    finally:
+        srv.shutdown()
+        srv.server_close()

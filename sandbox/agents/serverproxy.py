@@ -33,6 +33,8 @@ from sandbox.agents.wire import Stopwatch, is_generated
 
 HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host",
                "authorization", "proxy-authorization", "content-length", "accept-encoding"}
+# How long the rest of a reply is awaited after the agent hung up on it, to tell whose fault the hang-up was
+DRAIN_S = 5.0
 
 
 class _Watch:
@@ -322,13 +324,39 @@ class ServerProxy:
             watch = None
             h.wfile.write(b"0\r\n\r\n")
         except OSError:
-            # Writing to the agent failed: it hung up (or was killed) with the reply not yet through. That is the
-            # sandbox's side, whatever the reply would have been: it is recorded as such, never judged.
+            # Writing to the agent failed: it hung up (or was killed) with the reply not yet through. An agent
+            # hangs up on a reply the server broke (a bad chunk, an error event) as soon as it reads the fault, and
+            # on a busy machine that comes before the proxy has passed the rest on: so the rest of the reply is
+            # read and judged, and only a reply the server sent whole and sound makes the hang-up the sandbox's.
             if watch is not None:
-                self._note_sandbox(token, f"the agent hung up during the reply to {h.command} {h.path[:200]}")
+                whole, broke = (True, problem) if problem else self._drain(resp, watch)
+                fault = broke or (watch.verdict() if whole else None)
+                if whole and (resp.status >= 500 or fault):
+                    self._verdict(token, watch, resp.status, fault)
+                else:
+                    self._note_sandbox(token, f"the agent hung up during the reply to {h.command} {h.path[:200]}")
         finally:
             conn.close()
             h.close_connection = True
+
+    @staticmethod
+    def _drain(resp: http.client.HTTPResponse, watch: _Watch) -> tuple[bool, str | None]:
+        """The rest of a reply nobody waits for any more, fed to the watch: (whether it all came within DRAIN_S,
+        what broke on the server's side). A reply still coming after that is judged by nobody: not whole."""
+        deadline = time.monotonic() + DRAIN_S
+        with contextlib.suppress(OSError, AttributeError):
+            resp.fp.raw._sock.settimeout(DRAIN_S)
+        while time.monotonic() < deadline:
+            try:
+                chunk = resp.read1(65536)
+            except TimeoutError:
+                return False, None
+            except (OSError, http.client.HTTPException) as exc:
+                return True, f"the connection broke during the reply: {type(exc).__name__}"
+            if not chunk:
+                return True, None
+            watch.feed(chunk)
+        return False, None
 
     def _verdict(self, token: str, watch: _Watch | None, status: int, problem: str | None) -> None:
         if watch is None:  # not a chat reply, or already judged
