@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,8 +25,9 @@ from sandbox.engine.kinds import Verdict
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.workdirs import fresh_dir
+from sandbox.judge.kbtest_lines import judge_cases
+from sandbox.judge.parse import Refused, bounded_json
 from sandbox.tasks.grading import run_hidden_test
-from sandbox.tasks.validation import case_results
 from task_defs.capability.checks import CheckResult, fenced, grade_text, score_of
 from task_defs.capability.context import prompt_text
 from task_defs.capability.loader import fingerprint, load_categories
@@ -182,9 +184,9 @@ def calls_reply(content: str, calls: list[dict]) -> str:
         fn = c.get("function", c)
         args = fn.get("arguments")
         if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except ValueError:
+            try:  # bounded: arguments nested past the judge's depth stay text, graded as the model's wrong call
+                args = bounded_json(args)
+            except Refused:
                 pass
         out.append({"name": fn.get("name"), "arguments": args})
     return json.dumps({"calls": out, "content": content or ""}, ensure_ascii=False)
@@ -208,8 +210,10 @@ def kbtest_cases(test: str) -> list[str]:
 
 def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: IsolationConfig | None,
                log_path: Path | None) -> tuple[list[CheckResult], str]:
-    """The reply's code in `answer_file` beside the item's files, then the hidden test: each case a check (a case
-    the output does not report, the test having died before it, failed) and the test's own outcome."""
+    """The reply's code in `answer_file` beside the item's files, then the hidden test: each case a check and the
+    test's own outcome. A case passes only by the judge's nonce'd case line (sandbox/judge/kbtest_lines.py): the
+    `PASS name` lines in the output are the agent's to print too, and a judge that never wrote its result line
+    (killed, or dead before the end) passed no case."""
     g = item.grader
     assert isinstance(g, KbtestGrader)
     folder = fresh_dir(folder)
@@ -218,10 +222,12 @@ def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: Iso
         (folder / rel).write_text(text, encoding="utf-8")
     (folder / g.answer_file).write_text(fenced(reply, g.extract) + "\n", encoding="utf-8")
     test = g.test if "kb.main()" in g.test else g.test.rstrip() + "\n\n\nkb.main()\n"
-    outcome, detail, _ = run_hidden_test("test_item.py", {"test_item.py": test.encode()}, folder,
-                                         limits=TEST_LIMITS.with_(timeout_s=TEST_TIMEOUT_S), cfg=cfg,
-                                         output_path=output_path, log_path=log_path, label=f"capability:{item.id}")
-    verdicts = case_results(output_path)
+    nonce = secrets.token_hex(16)
+    outcome, detail, session = run_hidden_test("test_item.py", {"test_item.py": test.encode()}, folder,
+                                               limits=TEST_LIMITS.with_(timeout_s=TEST_TIMEOUT_S), cfg=cfg,
+                                               output_path=output_path, log_path=log_path,
+                                               label=f"capability:{item.id}", nonce=nonce)
+    verdicts = judge_cases(session.tail, nonce)
     return [CheckResult(name, w, verdicts.get(name) == "pass",
                         "" if verdicts.get(name) == "pass" else verdicts.get(name) or f"not reached ({outcome})")
             for name, w in check_names(item)], outcome

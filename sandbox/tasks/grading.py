@@ -102,12 +102,14 @@ def _parse(result: SessionResult, nonce: str) -> tuple[Outcome, str]:
 
 def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits: Limits,
                     cfg: IsolationConfig | None, output_path: Path | None, log_path: Path | None,
-                    label: str) -> tuple[Outcome, str, SessionResult]:
-    """Run a hidden test (a kbtest file among `files`) against `workdir`: its outcome, the detail, the session."""
+                    label: str, nonce: str | None = None) -> tuple[Outcome, str, SessionResult]:
+    """Run a hidden test (a kbtest file among `files`) against `workdir`: its outcome, the detail, the session.
+    `nonce`: the caller's own, when it reads more of the judge's nonce'd lines than the outcome (capability's
+    per-case scores, sandbox/judge/kbtest_lines.py); a fresh one otherwise."""
     # A fresh copy holding nothing but kbtest.py, owned by the grader and bound read-only: nothing in it can change.
     harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
     try:
-        nonce = secrets.token_hex(16)
+        nonce = nonce or secrets.token_hex(16)
         result = run_session(
             [sandbox_python(), "-I", "-S", "-B", "-c", JUDGE_CODE.format(str(harness))], workdir, limits=limits,
             cfg=cfg, output_path=output_path, ro_binds=[harness], log_path=log_path, label=label,

@@ -128,7 +128,10 @@ if not _SERVING:
     sys.excepthook = _die_crash
 
 
-def _finish(outcome):
+def _finish(outcome, cases=None):
+    """The verdict on the judge's own channel: every line carries the nonce agent code never sees. `cases` (from
+    main()) is each case's verdict by name, the only per-case score the grader reads: the PASS/FAIL lines above
+    are for people, and any process of the agent's can print those too."""
     for child in _CHILDREN:  # nothing the agent runs may print after the result line
         child.kill()
     for child in _CHILDREN:  # reaped, so the session's end finds nothing of ours still running
@@ -138,6 +141,8 @@ def _finish(outcome):
             pass
     sys.stdout.flush()
     sys.stderr.flush()
+    if cases is not None:
+        os.write(1, ("\nKBTEST-CASES %s %s" % (_NONCE, json.dumps(cases, separators=(",", ":")))).encode())
     os.write(1, ("\nKBTEST-RESULT %s %s\n" % (_NONCE, outcome)).encode())
     os._exit({"pass": 0, "wrong": 1, "timeout": 3}.get(outcome, 2))
 
@@ -1154,32 +1159,40 @@ def raises(exc_types, fn, *args, **kwargs):
 
 def main():
     failed = crashed = timed_out = 0
+    cases = {}  # case name -> pass | fail | crash | timeout, handed to _finish for the nonce'd line
     for fn in _CASES:
         try:
             fn()
             _sync_children()  # calls whose values were dropped must have run cleanly before this case passes
+            cases[fn.__name__] = "pass"
             print("PASS", fn.__name__)
         except Timeout as exc:
             timed_out += 1
+            cases[fn.__name__] = "timeout"
             print("TIMEOUT %s: %s" % (fn.__name__, exc))
         except AssertionError as exc:
             failed += 1
+            cases[fn.__name__] = "fail"
             print("FAIL %s: %s" % (fn.__name__, exc))
         except _Late as exc:  # as the dropped call's own exception would have been counted in-process
             if exc.assertion:
                 failed += 1
+                cases[fn.__name__] = "fail"
                 print("FAIL %s: %s" % (fn.__name__, exc))
             else:
                 crashed += 1
+                cases[fn.__name__] = "crash"
                 print("CRASH %s: %s" % (fn.__name__, exc))
         except BaseException as exc:
             crashed += 1
+            cases[fn.__name__] = "crash"
             print("CRASH %s: %r" % (fn.__name__, exc))
             traceback.print_exc(limit=3)
     passed = len(_CASES) - failed - crashed - timed_out
     print("%d passed, %d failed, %d crashed, %d timed out" % (passed, failed, crashed, timed_out))
     # a wrong answer elsewhere is a verdict of its own; a safety stop only decides when nothing else failed
-    _finish("crash" if crashed else "wrong" if failed else "timeout" if timed_out else "pass" if _CASES else "crash")
+    _finish("crash" if crashed else "wrong" if failed else "timeout" if timed_out else "pass" if _CASES else "crash",
+            cases)
 
 
 _MAIN_CODE = main.__code__
