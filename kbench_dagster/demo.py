@@ -45,6 +45,6 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
     for run_id in run_ids:
         print()
         print(tables.render(run_id, loaders.load_results(Path(runs), run_id)))
-    index = build_board(store, DEFAULT_DB.parent / "board")
+    index = build_board(store, DEFAULT_DB.parent / "board", runs_root=Path(runs))
     print(f"\nboard: {index}  (rows in {DEFAULT_DB}; `kbench board --serve` serves it on 127.0.0.1)")
     return 0

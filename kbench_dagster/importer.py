@@ -8,13 +8,19 @@ Imported runs keep their endpoint, hardware and sampling, so the board shows the
 ids are prefixed with the site they came from (SITE:RUNID), so a run of the same name on this machine is never
 mixed with them. Everything of one import is written in one transaction: an invalid file, or a failure half-way,
 leaves the store as it was. The rows of a run replace what an earlier import of it left: importing the same file
-twice changes nothing.
+twice changes nothing. Several files import one by one: a bad one is named and refused, and the others still land.
+
+A results file comes from another machine, so it is judged as untrusted (rule 7 of sandbox/judge): read with a size
+and nesting cap, every row held to the schema's fields and bounds (no unknown field, every number finite and below
+its ceiling), and nothing in it is a path this machine reads. record_path, where the records sat on the machine that
+made them, is refused in a file and dropped from a folder's rows: the board finds records only in its own runs root.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,8 +28,13 @@ import duckdb
 
 from kbench_dagster.ingest import cell_of, cells_of, collect_rows
 from kbench_dagster.parquet_store import open_store
-from kbench_dagster.reporting.export import validate_results
+from kbench_dagster.reporting.export import LOCAL_ONLY, validate_results, validate_rows
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
+from kbench_dagster.terminal import visible
+from sandbox.judge.parse import json_depth
+
+MAX_FILE_BYTES = 512 << 20  # a results file of some hundred thousand attempts; more is not one
+MAX_DEPTH = 32  # a results file nests some eight levels (a manifest's settings the deepest)
 
 IMPORTED = ("attempts", "gradings", "requests")  # agent tasks' rows and their speed; other kinds stay per machine
 _SITE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
@@ -86,8 +97,17 @@ def _by_cell(rows: dict[str, list[dict]]) -> dict[tuple[str, int], dict[str, lis
 
 def _runs_of_file(path: Path) -> list[dict]:
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: more than the {MAX_FILE_BYTES} bytes a results file may hold")
+    if json_depth(data) > MAX_DEPTH:
+        raise ValueError(f"{path}: nested more than {MAX_DEPTH} levels deep; not a results file")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ValueError(f"{path}: not a JSON file ({exc})") from None
     try:
         validate_results(doc)
@@ -117,23 +137,33 @@ def _runs_of_folder(path: Path) -> list[dict]:
         rows = collect_rows(d)
         if any(cells_of(d)) and not rows["attempts"]:
             continue  # kernels, text jobs, breakdown: their tables stay with their machine
-        runs.append({"run_id": d.name, "manifest": manifest,
-                     "rows": {t: [{k: v for k, v in r.items() if k != "partition_key"} for r in rows[t]]
-                              for t in IMPORTED}})
+        kept = {t: [{k: v for k, v in r.items() if k not in LOCAL_ONLY} for r in rows[t]] for t in IMPORTED}
+        validate_rows(json.loads(json.dumps(kept, default=str)), str(d))  # as a collect file would carry them
+        runs.append({"run_id": d.name, "manifest": manifest, "rows": kept})
     return runs
 
 
 def cmd_import(args) -> int:
-    summary = import_path(open_store(args.db), Path(args.path), args.site)
-    counts = ", ".join(f"{n} {t}" for t, n in sorted(summary.rows.items())) or "no rows"
-    print(f"imported from {args.path} as site {summary.site}: {len(summary.runs)} run(s) "
-          f"({', '.join(summary.runs)}); {counts} in {args.db}. Importing it again replaces these rows.")
-    return 0
+    """Each path on its own: a bad one is named on stderr and the others still import; 2 when any failed."""
+    failed = 0
+    for one in args.paths:
+        try:
+            summary = import_path(open_store(args.db), Path(one), args.site)
+        except ValueError as exc:
+            print(f"error: {visible(exc)}", file=sys.stderr)  # a file from elsewhere may hold any text
+            failed += 1
+            continue
+        counts = ", ".join(f"{n} {t}" for t, n in sorted(summary.rows.items())) or "no rows"
+        print(f"imported from {one} as site {summary.site}: {len(summary.runs)} run(s) "
+              f"({', '.join(summary.runs)}); {counts} in {args.db}. Importing it again replaces these rows.")
+    if failed:
+        print(f"{failed} of {len(args.paths)} refused; nothing of those was written", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def add_import_parser(sub) -> None:
-    s = sub.add_parser("import", help="another machine's results: a `kbench collect` file or run folders")
-    s.add_argument("path", metavar="FILE|DIR")
+    s = sub.add_parser("import", help="another machine's results: `kbench collect` files or run folders")
+    s.add_argument("paths", metavar="FILE|DIR", nargs="+")
     s.add_argument("--site", help="where the results come from; their run ids become SITE:RUNID (default: the "
                                   "endpoint's declared site, else the file's or folder's name)")
     s.add_argument("--db", default=str(DEFAULT_DB))

@@ -81,7 +81,7 @@ def built(tmp_path_factory):
     with store.connect() as con:
         con.execute("UPDATE gradings SET outcome = 'wrong', regraded = true "
                     "WHERE run_id = 'syn-b' AND task = 'clamp' AND seed = 1")
-    index = build_board(store, root / "site", n_boot=500)
+    index = build_board(store, root / "site", n_boot=500, runs_root=runs)
     return store, index
 
 
@@ -195,7 +195,7 @@ def test_numbers_lead_to_the_runs_and_their_trajectories(built):
 
 def test_rebuild_is_identical(built, tmp_path):
     store, index = built
-    again = build_board(store, tmp_path / "again", n_boot=500)
+    again = build_board(store, tmp_path / "again", n_boot=500, runs_root=index.parent.parent / "runs")
     assert again.read_text() == index.read_text()
     assert (tmp_path / "again" / "compare.html").read_text() == (index.parent / "compare.html").read_text()
 

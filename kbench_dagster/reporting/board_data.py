@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from kbench_dagster.reporting import difficulty, pairwise, stats
 from kbench_dagster.store import ResultsStore
@@ -54,8 +54,11 @@ COUNTS_SQL = f"""
 WITH g AS ({GRADINGS_SQL}),
 r AS (
     SELECT a.model, a.agent, a.condition, {ENDPOINT_COLUMNS}, a.run_id, a.task, a.category,
-           a.tier, a.seed, a.agent_timeout, a.over_budget, a.duration_s, a.turns, a.input_tokens, a.output_tokens,
-           a.cutoffs,
+           a.tier, a.seed, a.agent_timeout, a.over_budget,
+           -- a time out of every attempt's range (an import made before the bounds, say) counts as none: summed
+           -- as a DECIMAL it would stop every build
+           CASE WHEN a.duration_s BETWEEN 0 AND 1e6 THEN a.duration_s END AS duration_s,
+           a.turns, a.input_tokens, a.output_tokens, a.cutoffs,
            a.tool_errors, a.tool_format_errors, a.watchdog_kills, a.outside_writes, a.false_claim,
            a.suite_fingerprint, COALESCE(g.outcome, a.outcome) AS outcome
     FROM attempts a LEFT JOIN g USING (run_id, condition, task, seed))
@@ -227,6 +230,13 @@ def attempts_for_board(store: ResultsStore, per_task: int = 500) -> list[dict]:
         return [dict(zip(cols, row)) for row in cur.fetchall()]
 
 
-def record_dir(row: dict) -> Path | None:
-    p = row.get("record_path")
-    return Path(p) if p and Path(p).is_dir() else None
+def record_rel(row: dict) -> PurePosixPath | None:
+    """Where a row's record folder would lie below the runs root the board reads: RUNID/COND/TASK/sSEED, made
+    from the row's own names and never from its record_path (a store's path may have come from anywhere: an
+    import, an older version); None when a name could step out of its folder or the row has no record."""
+    if not row.get("record_path"):
+        return None
+    names = [str(row["run_id"]), str(row["condition"]), str(row["task"]), f"s{row['seed']}"]
+    if any(n in ("", ".", "..") or "/" in n or "\0" in n for n in names):
+        return None
+    return PurePosixPath(*names)

@@ -338,8 +338,10 @@ def _clear_board_dir(out: Path) -> None:
 
 
 def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int = stats.DEFAULT_BOOT,
-                per_task: int = 500, agg: dict | None = None) -> Path:
+                per_task: int = 500, agg: dict | None = None, runs_root: Path | None = None) -> Path:
     """Write the whole site into out_dir (replacing an earlier board there) and return the path of index.html.
+    Trajectory pages come only from records under `runs_root` (found by a row's names, never a stored path; read
+    through no link); without it the board's numbers come from the store alone.
 
     Pages: index.html (the leaderboard with CI bars, statistical tiers, usability, completion and filters for
     harness, condition, server and hardware, plus the plots), model/<model>.html (one section per agent x condition
@@ -369,9 +371,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     attempts = board_data.attempts_for_board(store, per_task=per_task)
     run_pages = set()
     for a in attempts:
-        rec = board_data.record_dir(a)
-        if rec is not None:
-            run_page(a, rec, out)
+        rel = board_data.record_rel(a)
+        if runs_root is not None and rel is not None and run_page(a, Path(runs_root), rel, out):
             run_pages.add((a["run_id"], a["condition"], a["task"], a["seed"]))
     link = lambda g: _model_href(g)  # noqa: E731
     ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"],

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from sandbox.agents.record import read_events
 from sandbox.engine.attempt_records import AttemptRecord, FolderRecord
 from sandbox.isolation.trees import Walk
+from sandbox.judge.files import NotReadable, read_agent_file, read_agent_text
 
 MAX_FILE_CHARS = 20_000
 MAX_FILES = 50
 MAX_LISTED = 20_000  # entries looked at to choose the first MAX_FILES
+RECORD_BYTES = 16 << 20  # events.jsonl and tests.txt: a record file is at most 10 MB
 
 
 def _pi_turns(ev: dict, session: int) -> list[dict]:
@@ -95,39 +97,82 @@ def conversation(events: Path | list[dict]) -> list[dict]:
     return turns
 
 
-def final_files(workdir: Path) -> list[dict]:
-    """The agent's final files: path, size and text (None for binary; cut at MAX_FILE_CHARS). Links are listed
-    with their target and never followed: we read the records as the host's user, and a link the agent left
-    (to /proc/self/environ, a hidden test, a key file) must not put that file's contents on a page."""
+def final_files(workdir: Path, root: Path | None = None) -> list[dict]:
+    """The agent's final files: path, size and text (None for binary; cut at MAX_FILE_CHARS), or a note where the
+    board does not show it. Links are listed with their target and never followed: we read the records as the
+    host's user, and a link the agent left (to /proc/self/environ, a hidden test, a key file) must not put that
+    file's contents on a page. `root` is the folder the reader owns (the runs root; by default the record folder
+    holding workdir/): no component from it down to a file may be a link (rule 3 of sandbox/judge)."""
     workdir = Path(workdir)
-    if not workdir.is_dir():
-        return []
+    root = Path(root) if root is not None else workdir.parent
+    below = PurePosixPath(workdir.relative_to(root))
+    refused = _through_a_link(root, below)
+    if refused is not None:
+        return [] if refused == "" else [refused]
     # no recursion and no link followed, whatever the shape of the tree (a record's copy is bounded already)
-    entries = [workdir / e.rel for e in Walk(workdir, max_entries=MAX_LISTED) if e.kind != "dir"]
+    entries = sorted((e.rel, e.kind, e.st.st_size) for e in Walk(workdir, max_entries=MAX_LISTED)
+                     if e.kind != "dir")
     out = []
-    for f in sorted(entries)[:MAX_FILES]:
-        rel = os.fsencode(f.relative_to(workdir)).decode("utf-8", "backslashreplace")
-        if f.is_symlink():
-            target = os.fsencode(os.readlink(f)).decode("utf-8", "backslashreplace")
+    for rel_name, kind, size in entries[:MAX_FILES]:
+        rel = os.fsencode(rel_name).decode("utf-8", "backslashreplace")
+        if kind == "link":
+            target = os.fsencode(os.readlink(workdir / rel_name)).decode("utf-8", "backslashreplace")
             out.append({"path": rel, "size": None, "text": None, "link": target})
             continue
-        if not f.is_file():
+        if kind != "file":
             continue
-        size = f.stat().st_size
         try:
-            text = f.read_bytes()[: MAX_FILE_CHARS * 4].decode("utf-8")[:MAX_FILE_CHARS]
+            data = read_agent_file(root, below / rel_name)
+        except NotReadable as exc:
+            out.append({"path": rel, "size": size, "text": None, "note": str(exc)})
+            continue
+        try:
+            text = data[: MAX_FILE_CHARS * 4].decode("utf-8")[:MAX_FILE_CHARS]
         except UnicodeDecodeError:
             text = None
         out.append({"path": rel, "size": size, "text": text})
     return out
 
 
-def read_text(path: Path, limit: int = 200_000) -> str:
-    p = Path(path)
-    if not p.exists():
-        return ""
-    with open(p, encoding="utf-8", errors="replace") as fh:
-        return fh.read(limit)
+def _through_a_link(root: Path, below: PurePosixPath) -> dict | str | None:
+    """None when root/below is a folder reached through no link; '' when it is not there; else a listing entry
+    that names the link (the board shows it, never what it points at)."""
+    here = root
+    for part in below.parts:
+        here = here / part
+        if here.is_symlink():
+            target = os.fsencode(os.readlink(here)).decode("utf-8", "backslashreplace")
+            return {"path": str(below), "size": None, "text": None, "link": target}
+        if not here.is_dir():
+            return ""
+    return None
+
+
+def read_text(root: Path, rel: str | PurePosixPath, limit: int = 200_000) -> str:
+    """Text of root/rel for a page, read through no link below root: '' when it is not there, a note in
+    brackets when it is there but not a plain file (a link, a FIFO, too big)."""
+    try:
+        return read_agent_text(root, rel, max_bytes=RECORD_BYTES)[:limit]
+    except NotReadable as exc:
+        return "" if not os.path.lexists(Path(root) / rel) else f"(not shown: {exc})"
+
+
+def record_events(root: Path, rel: str | PurePosixPath) -> tuple[list[dict], str]:
+    """The events of root/rel (an events.jsonl) read through no link, lines that are not JSON objects skipped as
+    read_events does; and a note when the file is there but not shown."""
+    try:
+        text = read_agent_text(root, rel, max_bytes=RECORD_BYTES)
+    except NotReadable as exc:
+        return [], "" if not os.path.lexists(Path(root) / rel) else f"(not shown: {exc})"
+    events = []
+    for line in text.splitlines():
+        try:
+            ev = json.loads(line)
+        except (ValueError, RecursionError):  # the harness wrote it; a cut or garbled line is skipped
+            continue
+        if isinstance(ev, dict):
+            events.append(ev)
+    return events, ""
 
 
 def args_text(args) -> str:

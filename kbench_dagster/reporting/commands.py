@@ -83,7 +83,7 @@ def cmd_board(args) -> int:
     path = Path(args.db or DEFAULT_DB)
     if not path.exists():
         raise ValueError(f"no results store at {path}: run `kbench run` first, or give --db")
-    index = build_board(open_store(path), Path(args.out))
+    index = build_board(open_store(path), Path(args.out), runs_root=Path(args.runs))
     print(f"board written: {index}")
     if args.serve:
         serve(Path(args.out), port=args.port)
@@ -134,6 +134,8 @@ def add_report_parsers(sub) -> None:
     s.add_argument("--db", help="the results DuckDB (default $KBENCH_DB or .state/kbench.duckdb)")
     s.add_argument("--out", default=str(DEFAULT_DB.parent / "board"),
                    help="output folder (default .state/board beside the results database)")
+    s.add_argument("--runs", default="runs", help="the runs folder whose records give the trajectory pages; the "
+                                                  "board reads no record outside it")
     s.add_argument("--serve", action="store_true", help="serve it on 127.0.0.1 after writing")
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(func=cmd_board)

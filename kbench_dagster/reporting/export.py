@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 from kbench_dagster.ingest import collect_rows
@@ -20,7 +21,6 @@ EXPORT_COLUMNS = ["run_id", "model", "agent", "condition", "task", "seed", "cate
                   "tool_format_errors", "watchdog_kills", "test_kills", "outside_writes", "false_claim",
                   "agent_timeout", "stop_reason", "server_error", "detail", "suite_fingerprint", "isolation",
                   "started_at", "finished_at"]
-
 
 
 def _ci(ci) -> list | None:
@@ -82,18 +82,52 @@ def validate_results(doc: dict) -> None:
     validate_against(doc, SCHEMA_PATH, "results")
 
 
+def validate_rows(rows: dict, where: str) -> None:
+    """Raise ValueError when a run's rows (attempts, gradings, requests) break the schema's row rules; `where` is
+    the place the error names (a run folder, say)."""
+    schema = json.loads(SCHEMA_PATH.read_text())
+    sub = {"$defs": schema["$defs"], **schema["$defs"]["run"]["properties"]["rows"]}
+    _check(rows, sub, f"the rows of {where}", "results.schema.json")
+
+
 def validate_against(doc: dict, schema_path: Path, what: str) -> None:
     """Raise ValueError naming the first place where doc does not match the JSON schema at schema_path."""
-    schema = json.loads(schema_path.read_text())
+    _check(doc, json.loads(schema_path.read_text()), what, schema_path.name)
+
+
+def _check(doc: dict, schema: dict, what: str, name: str) -> None:
     try:
         import jsonschema
     except ImportError as exc:  # the dev install carries it; say so plainly rather than skip the check
         raise ValueError(f"the jsonschema package is needed to validate {what} (pip install jsonschema)") from exc
+    bad = _not_finite(doc)
+    if bad is not None:  # JSON's NaN and Infinity (and 1e400) pass a schema's bounds: no comparison holds for them
+        raise ValueError(f"{what} do not match {name}: {bad}: not a finite number")
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
     if errors:
         e = errors[0]
-        raise ValueError(f"{what} do not match {schema_path.name}: {'/'.join(map(str, e.path))}: {e.message}"
+        place, message = "/".join(map(str, e.path)), e.message
+        if e.validator == "additionalProperties" and isinstance(e.instance, dict):
+            extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
+            place = f"{place}/{extra[0]}"
+            message = ("a host path of the machine that made the file: never imported" if extra[0] in LOCAL_ONLY
+                       else "not a field of this row or object")
+        raise ValueError(f"{what} do not match {name}: {place}: {message}"
                          + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+
+
+def _not_finite(doc) -> str | None:
+    """The path of the first float in doc that is NaN or infinite, or None; walked without recursion."""
+    stack = [("", doc)]
+    while stack:
+        place, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return place.lstrip("/")
+        if isinstance(v, dict):
+            stack += [(f"{place}/{k}", x) for k, x in reversed(v.items())]
+        elif isinstance(v, list):
+            stack += [(f"{place}/{i}", x) for i, x in reversed(list(enumerate(v)))]
+    return None
 
 
 def export_rows(rows: list[dict], fmt: str) -> str:
