@@ -16,6 +16,7 @@ from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, bwrap_path, sa
 from sandbox.isolation.limits import TEST_LIMITS, Limits
 from sandbox.isolation.session import SessionResult, run_session
 from sandbox.isolation.workdirs import private_copy
+from sandbox.judge import commands
 from task_defs.loader import HARNESS, task_files
 from task_defs.models import Task
 from task_defs.vocabulary import Outcome
@@ -108,12 +109,15 @@ def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits
     per-case scores, sandbox/judge/kbtest_lines.py); a fresh one otherwise."""
     # A fresh copy holding nothing but kbtest.py, owned by the grader and bound read-only: nothing in it can change.
     harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
+    # what a command the test starts runs with: the system's PATH, isolated Pythons, the judge's own pytest (a
+    # folder of the grader's, read-only here and never in an agent's session)
+    command_env, tools = commands.session_env()
     try:
         nonce = nonce or secrets.token_hex(16)
         result = run_session(
             [sandbox_python(), "-I", "-S", "-B", "-c", JUDGE_CODE.format(str(harness))], workdir, limits=limits,
-            cfg=cfg, output_path=output_path, ro_binds=[harness], log_path=log_path, label=label,
-            stdin_data=judge_input(test, files, nonce),
+            cfg=cfg, env=command_env, output_path=output_path, ro_binds=[harness, tools], log_path=log_path,
+            label=label, stdin_data=judge_input(test, files, nonce),
             network=False,  # agent code runs here beside the judge: nothing may leave the sandbox
         )
     finally:

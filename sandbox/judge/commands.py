@@ -1,0 +1,128 @@
+"""The fixed environment of every command the judge starts in a work folder (rule 1 of the judging boundary).
+
+A verification command (a fixture's check, a SWE record's FAIL_TO_PASS, a Harbor task's test.sh) runs in the work
+folder the agent left, because that is what it checks. What it runs must still come from the system or the judge:
+
+* PATH is the system's folders (`JUDGE_PATH`), after the judge's own bin/ (pytest): never the work folder.
+* Python: PYTHONSAFEPATH=1 (no current or script folder first on sys.path), no user site, no bytecode written, and
+  the judge's tools folder on PYTHONPATH, whose sitecustomize (verifier_site.py) serves every standard and judge
+  module from the trusted folders only; pytest loads no plugin it finds installed (PYTEST_DISABLE_PLUGIN_AUTOLOAD),
+  so no distribution a work folder holds takes part.
+* The tools folder is the judge's: pytest and what it needs, copied from this interpreter's own installation (pinned
+  by its version), in a folder of the grader's outside every work folder, bound read-only into the test's sandbox
+  only. The agent's sessions never have it on their path.
+
+The grader hands this environment to the hidden test as one JSON variable (`ENV_VAR`); the hidden test of a command
+verification passes it to each command.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata as metadata
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from sandbox.isolation.bwrap import SYSTEM_PATH
+
+JUDGE_PATH = SYSTEM_PATH
+ENV_VAR = "KBENCH_COMMAND_ENV"
+PYTEST = "pytest"
+SITE = Path(__file__).with_name("verifier_site.py")
+PYTEST_SHIM = '#!/bin/sh\nexec python3 -m pytest "$@"\n'
+
+
+def _closure(name: str) -> list[metadata.Distribution]:
+    """The installed distribution `name` and every one it requires here (markers as this interpreter sees them)."""
+    from packaging.requirements import Requirement
+
+    seen: dict[str, metadata.Distribution] = {}
+    todo = [name]
+    while todo:
+        key = todo.pop().lower().replace("_", "-")
+        if key in seen:
+            continue
+        dist = metadata.distribution(key)
+        seen[key] = dist
+        for text in dist.requires or []:
+            req = Requirement(text)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name)
+    return [seen[k] for k in sorted(seen)]
+
+
+def pytest_version() -> str | None:
+    """The pytest the judge can give a verification (this interpreter's own), or None."""
+    try:
+        return metadata.version(PYTEST)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kbench" / "judge-tools"
+
+
+def _copy_dist(dist: metadata.Distribution, into: Path) -> None:
+    for rel in dist.files or []:
+        # scripts land outside site-packages (../../bin); bytecode is made again, never carried
+        if ".." in rel.parts or "__pycache__" in rel.parts or rel.suffix == ".pyc":
+            continue
+        src = Path(dist.locate_file(rel))
+        if src.is_file() and not src.is_symlink():
+            dest = into / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+
+
+@functools.lru_cache(maxsize=1)
+def tools_folder() -> Path:
+    """The judge's tools folder, made once per content (the sitecustomize and the pytest versions) and kept."""
+    dists = _closure(PYTEST) if pytest_version() else []
+    h = hashlib.sha256(SITE.read_bytes() + PYTEST_SHIM.encode())
+    for dist in dists:
+        h.update(f"{dist.metadata['Name']}=={dist.version};".encode())
+    root = _cache_root() / h.hexdigest()[:16]
+    if root.is_dir():
+        return root
+    root.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tools-", dir=root.parent))
+    try:
+        shutil.copyfile(SITE, tmp / "sitecustomize.py")
+        if dists:
+            (tmp / "bin").mkdir()
+            for name in ("pytest", "py.test"):
+                (tmp / "bin" / name).write_text(PYTEST_SHIM, encoding="utf-8")
+            for dist in dists:
+                _copy_dist(dist, tmp)
+        # the grader's own: readable by the sandbox's uid, writable by none of it
+        for dirpath, _dirs, filenames in os.walk(tmp):
+            os.chmod(dirpath, 0o755)
+            for f in filenames:
+                os.chmod(os.path.join(dirpath, f), 0o755 if dirpath.endswith("/bin") else 0o644)
+        try:
+            os.rename(tmp, root)
+        except OSError:
+            if not root.is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
+def command_env(tools: Path) -> dict[str, str]:
+    """What a verification command's environment holds over the sandbox's own (HOME, TMPDIR, the locale)."""
+    bin_dir = tools / "bin"
+    path = f"{bin_dir}:{JUDGE_PATH}" if bin_dir.is_dir() else JUDGE_PATH
+    return {"PATH": path, "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONPATH": str(tools), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
+def session_env() -> tuple[dict[str, str], Path]:
+    """The variable the grader sets in a hidden test's sandbox, and the folder to bind read-only there."""
+    tools = tools_folder()
+    return {ENV_VAR: json.dumps(command_env(tools))}, tools
