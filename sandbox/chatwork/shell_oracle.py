@@ -1,18 +1,18 @@
-"""The shell trials' commands, run for real: in our sandbox, over the trial's files, traced.
+"""The shell trials' commands, run for real: in our sandbox, over the trial's files, traced by the kernel's record.
 
 The model's commands run one after another in one bash, in a fresh folder holding the trial's files, with no
-network. bash's trace (set -x, written to a descriptor the oracle reads, not to the output) names every simple
-command that ran, so the oracle can ask for a witness: the program the trial is about must appear in it. Printing
-the expected bytes, or writing the expected file by hand, leaves no such line. The trace is evidence against
-no-knowledge shortcuts, not a wall against a hostile model: a command could read the run's trace mark (PS4) and
-write a line of its own to the descriptor. A run past its time is a safety stop (the verdict is timeout), never a
-wrong answer.
+network. The oracle asks for a witness: the program the trial is about must have been executed by the kernel, as
+the system's own program (sandbox/judge/witness.py: strace on the host records every execve, in a file no process
+of the session can reach). Printing the expected bytes, writing the expected file by hand, or a function, alias,
+`hash -p`, link or script that answers to the program's name leaves no such record. What the oracle reads back
+(the output, the file it checks) is read as the judge reads an agent's file: no link followed at any component, a
+regular file only, size-capped; a folder link to a host file is the trial's missing file. A run past its time is
+a safety stop (the verdict is timeout), never a wrong answer.
 """
 
 from __future__ import annotations
 
 import secrets
-import shlex
 from pathlib import Path
 
 from sandbox.engine.reply_cache import ReplyCache
@@ -21,46 +21,23 @@ from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.session import run_session
 from sandbox.isolation.trees import remove_tree
 from sandbox.isolation.workdirs import fresh_dir
+from sandbox.judge import witness
+from sandbox.judge.files import NotReadable, read_agent_text
 from task_defs.trials.grading import ShellRun
 
 TIMEOUT_S = 20.0  # a safety stop: these commands do seconds of work at most on a loaded machine
 MAX_READ = 256 * 1024
-OUT = "/kbench-shell"  # where the driver leaves stdout and the trace, outside the commands' folder
+OUT = "/kbench-shell"  # where the driver leaves stdout, outside the commands' folder
 # The driver's head; then one line per command (driver()). The commands come from the environment
 # (KB_CMD_1..N, never pasted into the script), and the driver keeps no variable of its own between them that a
-# command could overwrite (a loop counter would be one).
-HEAD = """exec 1>"$KB_OUT/stdout" 7>"$KB_OUT/trace"
-BASH_XTRACEFD=7
-PS4="$KB_MARK "
-set -x
-"""
+# command could overwrite (a loop counter would be one). It runs builtins only: a program it executed would be
+# in the kernel's record as if a command had.
+HEAD = 'exec 1>"$KB_OUT/stdout"\n'
+WITNESS = "execve"  # how the programs that ran are known; a cached run of another method is not reused
 
 
 def driver(n: int) -> str:
     return HEAD + "".join(f'eval "$KB_CMD_{i}"\n' for i in range(1, n + 1))
-
-
-def programs_in(trace: str, mark: str) -> set[str]:
-    """The programs of the simple commands a bash trace shows, each line led by the run's own mark (its first
-    character repeated once per level of nesting): `M wc -l f`, `MM sort x`, `M LC_ALL=C sort x`. Lines without
-    the mark continue an entry whose text spans lines (the eval of a command that holds a newline), and are never
-    read as commands of their own: a command cannot forge a trace line by holding the text of one. The driver's own
-    loop is left out by name."""
-    found = set()
-    lead, rest = mark[0], mark[1:] + " "
-    for line in trace.splitlines():
-        body = line.lstrip(lead)
-        if body == line or not body.startswith(rest):
-            continue
-        body = body[len(rest):]
-        try:
-            words = shlex.split(body)
-        except ValueError:
-            words = body.split()
-        words = [w for w in words if not (("=" in w) and w.split("=", 1)[0].isidentifier())]
-        if words:
-            found.add(Path(words[0]).name)
-    return found - {"eval"}
 
 
 class SandboxShell:
@@ -81,21 +58,24 @@ class SandboxShell:
                 path.write_text(text, encoding="utf-8")
             out.chmod(0o777)  # the sandbox's own uid writes there
             work.chmod(0o777)
-            mark = "+" + secrets.token_hex(8)  # unknown to the commands before they run
-            env = {"KB_OUT": OUT, "KB_MARK": mark,
-                   **{f"KB_CMD_{i}": c for i, c in enumerate(commands, 1)}}
+            trace = fresh_dir(root / "shell-trace")  # the judge's own: never bound into the sandbox
+            trace.chmod(0o700)
+            mark = "kbench-shell-" + secrets.token_hex(8)  # the commands' shell's $0: where its execve is found
+            env = {"KB_OUT": OUT, **{f"KB_CMD_{i}": c for i, c in enumerate(commands, 1)}}
             isolated = self.cfg.resolve() in CONTAINED
             if not isolated:
                 env["KB_OUT"] = str(out)
-            res = run_session(["bash", "-c", driver(len(commands))], work,
+            res = run_session(["bash", "-c", driver(len(commands)), mark], work,
                               limits=TEST_LIMITS.with_(timeout_s=self.timeout_s), cfg=self.cfg, env=env,
-                              rw_binds=[(out, OUT)] if isolated else [], label="shell-trial", network=False)
-            return ShellRun(stdout=_read(out / "stdout") or "", exit_code=res.returncode,
-                            programs=frozenset(programs_in(_read(out / "trace") or "", mark)),
-                            file_text=_read(work / read) if read else None, timed_out=res.timed_out)
+                              rw_binds=[(out, OUT)] if isolated else [], label="shell-trial", network=False,
+                              tracer=witness.tracer(trace / "execve"))
+            ran = frozenset() if res.timed_out else witness.programs(trace / "execve", mark)
+            return ShellRun(stdout=_read(out, "stdout") or "", exit_code=res.returncode, programs=ran,
+                            file_text=_read(work, read) if read else None, timed_out=res.timed_out)
         finally:
             remove_tree(out, ignore_errors=True)
             remove_tree(work, ignore_errors=True)
+            remove_tree(root / "shell-trace", ignore_errors=True)
 
 
 class CachedShell:
@@ -108,7 +88,7 @@ class CachedShell:
         self.shell, self.cache = shell, cache
 
     def __call__(self, files: dict[str, str], commands: list[str], read: str | None = None) -> ShellRun:
-        keyed = {"shell": driver(len(commands)), "files": files, "commands": commands, "read": read,
+        keyed = {"shell": driver(len(commands)), "witness": WITNESS, "files": files, "commands": commands, "read": read,
                  "isolation": self.shell.cfg.resolve(), "timeout_s": self.shell.timeout_s, "limits": repr(TEST_LIMITS)}
         key = self.cache.key(keyed)
         kept = self.cache.get(key, keyed)
@@ -121,11 +101,10 @@ class CachedShell:
         return run
 
 
-def _read(path: Path) -> str | None:
+def _read(folder: Path, rel: str) -> str | None:
+    """What the commands left at `rel`, read as the judge reads an agent's file; None when it is missing, a link
+    (at any component), not a regular file, or over the cap."""
     try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        with open(path, "rb") as f:
-            return f.read(MAX_READ).decode("utf-8", errors="replace")
-    except OSError:
+        return read_agent_text(folder, rel, max_bytes=MAX_READ)
+    except NotReadable:
         return None

@@ -142,10 +142,14 @@ def run_session(
     label: str = "session",
     stdin_data: bytes | None = None,
     network: bool = True,
+    tracer: list[str] = (),
 ) -> SessionResult:
     """Run `cmd` with `workdir` as its only writable folder; always returns, never leaves a process behind.
     network=False: its own network namespace under bwrap (no effect without isolation). Dropping to an
-    unprivileged uid, the session gets one of its own for its whole life, cleanup included (uids.py)."""
+    unprivileged uid, the session gets one of its own for its whole life, cleanup included (uids.py).
+    tracer: a command prefix run on the host around the launcher (the shell oracle's strace of execve): it stays
+    the harness's, outside the sandbox, where the session's processes can neither reach it nor write what it
+    writes. A container's processes are not the launcher's children, so a traced session cannot be one."""
     cfg = cfg or IsolationConfig()
     with uids.pool().lease() if cfg.drops_uid else contextlib.nullcontext() as uid:
         if uid is not None:
@@ -153,6 +157,9 @@ def run_session(
         workdir = Path(workdir).resolve()
         isolation = cfg.resolve()
         contained = isolation in CONTAINED
+        if tracer and isolation == "docker":
+            raise RuntimeError("a traced session (the shell trials' witness of what ran) needs bwrap or no "
+                               "isolation: a container's processes cannot be traced from the host")
         if cfg.work_mounts:
             if not contained:
                 raise RuntimeError("this task sees its work folder at " + ", ".join(d for _r, d in cfg.work_mounts)
@@ -209,7 +216,7 @@ def run_session(
                 proc.kill()  # the init's end takes the container's pid namespace, and every process in it
                 wait_gone(finder)
         else:
-            proc = _popen(argv, workdir, popen_env, limits, stdin_data, teardown)
+            proc = _popen([*tracer, *argv], workdir, popen_env, limits, stdin_data, teardown)
             finder = lambda: session_processes(proc.pid, sid=proc.pid)  # noqa: E731
 
             def hard_kill() -> None:
