@@ -142,7 +142,7 @@ def _through_a_link(root: Path, below: PurePosixPath) -> dict | str | None:
         here = here / part
         if here.is_symlink():
             target = os.fsencode(os.readlink(here)).decode("utf-8", "backslashreplace")
-            return {"path": str(below), "size": None, "text": None, "link": target}
+            return {"path": str(here.relative_to(root)), "size": None, "text": None, "link": target}
         if not here.is_dir():
             return ""
     return None
