@@ -171,6 +171,10 @@ def print_scores(doc: dict) -> None:
     if doc["not_graded"]:
         print(f"  not graded ({len(doc['not_graded'])}): {', '.join(doc['not_graded'][:8])}"
               f"{' ...' if len(doc['not_graded']) > 8 else ''}")
+    if doc["judge_failed"]:
+        failed = doc["judge_failed_items"]
+        print(f"  judge failed on {doc['judge_failed']} runs of {len(failed)} items (not scored; `kbench capability "
+              f"regrade` with a working judge grades them): {', '.join(failed[:8])}{' ...' if len(failed) > 8 else ''}")
 
 
 DIFFICULTY_ROWS = """

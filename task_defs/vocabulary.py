@@ -14,10 +14,13 @@ SCORED = ("pass", "wrong", "crash", "timeout", "nofile")
 # harness failing (infra). Both are left out of pass rates and shown as attrition.
 UNSCORED = ("skipped", "infra")
 OUTCOMES = SCORED + UNSCORED
-Outcome = Literal["pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra", "pending"]
+Outcome = Literal["pass", "wrong", "crash", "timeout", "nofile", "skipped", "infra", "pending", "judge_failed"]
 # Recorded, not graded yet (a run that defers grading, e.g. kernels graded when the GPU is free): a regrade
 # gives it one of the outcomes above. Never counted, never attrition.
 PENDING = "pending"
+# An LLM judge asked and failed (unreachable, or never an answer in the asked form): not the model's doing, so never
+# counted, but shown apart from pending (the judge needs looking at), and a regrade asks the judge again.
+JUDGE_FAILED = "judge_failed"
 
 # The kernel grader's verdicts. `infra` is the model server or the machine failing during the agent's session,
 # never the model; `skipped_no_gpu` a task that needs a device this machine lacks.

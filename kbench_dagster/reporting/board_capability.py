@@ -46,13 +46,15 @@ BOOT, BOOT_SEED = 2000, 11
 THINKS_NOTE = ("Ranked by the composite: the equal mean of the category means; each category weighs 1/N, N being "
                "the categories the row has graded items in (the table below lists each mean and weight). An item's "
                "score is the median of its runs; refused items are left out of the composite and count 0 in "
-               "usability. Completion: runs that did not time out (no latency budget is applied here). The chat "
-               "items count under this checkout's suite fingerprint only; the agent categories (agentic, repo_patch, "
-               "ci_repair) add their gradings on the same model, endpoint and hardware class, a pass as 1 and "
-               "anything else as 0. A tie mark: the gap to the next row is below the larger of the two rows' minimum "
-               "detectable gaps, so the suite cannot order them. Tiers (T1, T2, ...): a row shares its tier while the "
-               "paired 95% interval of its per-item differences from the tier's first row crosses zero; order inside "
-               "a tier is display order, not a measured difference.")
+               "usability. Completion: runs that did not time out (no latency budget is applied here). Judge "
+               "failed: runs the LLM judge could not grade (unreachable, or no answer in its form after its retries), "
+               "left out like pending ones, never scored as the model's; a regrade with a working judge grades them. "
+               "The chat items count under this checkout's suite fingerprint only; the agent categories (agentic, "
+               "repo_patch, ci_repair) add their gradings on the same model, endpoint and hardware class, a pass as "
+               "1 and anything else as 0. A tie mark: the gap to the next row is below the larger of the two rows' "
+               "minimum detectable gaps, so the suite cannot order them. Tiers (T1, T2, ...): a row shares its tier "
+               "while the paired 95% interval of its per-item differences from the tier's first row crosses zero; "
+               "order inside a tier is display order, not a measured difference.")
 SHIPS_NOTE = ("Ranks rows by Ships: the mean, over the tasks that are not saturated, of each task's score. A task's "
               "score is the mean over the harnesses that ran it of that harness's pass share over its graded runs "
               "(pass, wrong, crash, timeout, nofile; infra, skipped and pending left out), so a task two harnesses "
@@ -237,7 +239,7 @@ def thinks_page(rows: list[dict]) -> str:
             "<th class=l>hardware class</th><th>composite (95%, clustered by category)</th>"
             "<th>min detectable gap</th><th class=l>vs next</th><th>usability</th><th>completion</th>"
             "<th>refusals</th><th>timeouts</th><th>normal tier</th><th>hard tier</th><th>items graded</th>"
-            "<th>not graded (pending judge)</th></tr>")
+            "<th>not graded (pending judge)</th><th>judge failed (runs)</th></tr>")
     body = [_filters(rows), f"<div class=note>{esc(THINKS_NOTE)}</div>", "<table id=thinks>" + head]
     for i, r in enumerate(rows, 1):
         missing, tier = r["not_graded"], f"T{r['tier']}"
@@ -251,7 +253,9 @@ def thinks_page(rows: list[dict]) -> str:
             f"<td>{_num(r['timeouts'], 'timeouts', str(r['timeouts']))}</td>"
             f"<td>{_num(r['tiers']['normal'], 'normal')}</td><td>{_num(r['tiers']['hard'], 'hard')}</td>"
             f"<td>{_num(r['graded'], 'graded', str(r['graded']))}</td>"
-            f"<td title='{esc(', '.join(missing))}'>{_num(len(missing), 'not_graded', str(len(missing)))}</td></tr>")
+            f"<td title='{esc(', '.join(missing))}'>{_num(len(missing), 'not_graded', str(len(missing)))}</td>"
+            f"<td class='{'warn' if r['judge_failed'] else ''}' title='{esc(', '.join(r['judge_failed_items']))}'>"
+            f"{_num(r['judge_failed'], 'judge_failed', str(r['judge_failed']))}</td></tr>")
     body.append("</table>")
     cats = [c for c in CATEGORIES if any(c in r["categories"] for r in rows)]
     body.append("<h2>Category means and the weights of the composite</h2><p>composite = the sum over a row's "

@@ -5,8 +5,10 @@ Grading: fields, structured and constraints over the reply's text, in-process (t
 kbtest by laying the item's files and the reply's code in the attempt's scratch folder and running the hidden test in
 our sandbox, the reply's code in a process apart from the judge (sandbox/tasks/grading.py), each case a check;
 judge items by the judge (sandbox/chatwork/judge.py) when a judge endpoint is given, else `pending`: asked and kept,
-not graded, never counted as 0 or 1, and a regrade with a judge grades them. A short reply that declines is a
-refusal: no check passes, and the scoring counts it apart (task_defs/capability/scoring.py).
+not graded, never counted as 0 or 1, and a regrade with a judge grades them. A judge that fails on an item (no
+answer in its form after its retries, or unreachable) leaves it `judge_failed`: not graded either, counted apart.
+A short reply that declines is a refusal: no check passes, and the scoring counts it apart
+(task_defs/capability/scoring.py).
 
 The agent categories (agentic, repo_patch, ci_repair) are task fixtures run by the agent kind, not here.
 """
@@ -32,6 +34,7 @@ from task_defs.capability.checks import CheckResult, fenced, grade_text, score_o
 from task_defs.capability.context import prompt_text
 from task_defs.capability.loader import fingerprint, load_categories
 from task_defs.capability.models import AGENT, Item, JudgeGrader, KbtestGrader
+from task_defs.vocabulary import JUDGE_FAILED
 
 NAME = "capability"
 REPLIES = "replies.json"
@@ -145,8 +148,8 @@ class CapabilityItems:
                                output=f"{unit.id}: not graded: no judge endpoint (--judge-endpoint)\n")
             try:
                 checks, judge_votes = self.judge.grade(unit.item, replies)
-            except JudgeFailed as exc:  # the judge's trouble, not the model's: graded by a later regrade
-                return Verdict("pending", f"not graded: the judge failed: {exc}"[:500], 0.0,
+            except JudgeFailed as exc:  # the judge's trouble, not the model's: shown apart, asked again by a regrade
+                return Verdict(JUDGE_FAILED, f"not graded: the judge failed: {exc}"[:500], 0.0,
                                extra=self._extra(unit, [], None, False, doc),
                                output=f"{unit.id}: not graded: the judge failed: {exc}\n")
         elif isinstance(g, KbtestGrader):

@@ -17,7 +17,9 @@ from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.diskspace import ran_full
 from sandbox.isolation.trees import remove_tree
 from sandbox.isolation.workdirs import fresh_dir
-from task_defs.vocabulary import PENDING, SCORED
+from task_defs.vocabulary import JUDGE_FAILED, PENDING, SCORED
+
+UNGRADED = (PENDING, JUDGE_FAILED)  # no verdict yet: a regrade grades them (a failed judge is asked again)
 
 
 @dataclass
@@ -30,7 +32,7 @@ class RegradeSummary:
 
 def is_stale(result: dict, kind: WorkKind) -> bool:
     """Not graded yet, or scored by another version of the suite."""
-    return result["outcome"] == PENDING or (result["outcome"] in SCORED
+    return result["outcome"] in UNGRADED or (result["outcome"] in SCORED
                                             and result["suite_fingerprint"] != kind.fingerprint)
 
 
@@ -69,7 +71,7 @@ def regrade_run(run_dir: Path, kind: WorkKind, work_root: Path, cfg: IsolationCo
         r = record.result()
         if (condition and r["condition"] != condition) or (seed is not None and r["seed"] != seed):
             continue
-        if r["outcome"] not in SCORED and r["outcome"] != PENDING:
+        if r["outcome"] not in SCORED and r["outcome"] not in UNGRADED:
             summary.unscored += 1
         elif not is_stale(r, kind):
             summary.current += 1

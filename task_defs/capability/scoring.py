@@ -2,7 +2,8 @@
 gradings), per model:
 
 - an item's recorded score is the median of its runs (3 by default); a run that timed out scores 0; a run the
-  judge has not graded (`pending`) is left out, and an item with no graded run is listed as not graded;
+  judge has not graded (`pending`) or failed on (`judge_failed`) is left out, and an item with no graded run is
+  listed as not graded; the runs the judge failed on are counted apart, the judge's failing and never the model's;
 - refusals: an item is a refusal when most of its graded runs declined; refusals are counted, left out of the
   composite, and 0 in usability;
 - composite: the equal mean of the category means: every category weighs 1/18 whatever its size (a category whose
@@ -24,6 +25,7 @@ import statistics
 from collections import defaultdict
 
 from task_defs.capability.models import CATEGORIES
+from task_defs.vocabulary import JUDGE_FAILED
 
 Z_POWER = 1.96 + 0.84
 SATURATED = 0.95
@@ -31,13 +33,14 @@ BOOTSTRAP = 2000
 
 
 def item_scores(rows: list[dict], latency_budget_s: float | None = None) -> dict[str, dict]:
-    """Per item: category, tier, the runs' scores, the median, refusal, graded runs, runs inside the budget."""
+    """Per item: category, tier, the runs' scores, the median, refusal, graded runs, runs inside the budget, runs
+    the judge failed on."""
     by_item: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_item[r["item"]].append(r)
     out = {}
     for item, runs in by_item.items():
-        graded = [r for r in runs if r["outcome"] not in ("pending", "skipped", "infra")]
+        graded = [r for r in runs if r["outcome"] not in ("pending", JUDGE_FAILED, "skipped", "infra")]
         scores = [0.0 if r["outcome"] == "timeout" else float(r.get("score") or 0.0) for r in graded]
         refused = sum(bool(r.get("refusal")) for r in graded)
         inside = sum(r["outcome"] != "timeout" and (latency_budget_s is None or (r.get("duration_s") or 0) <=
@@ -45,7 +48,8 @@ def item_scores(rows: list[dict], latency_budget_s: float | None = None) -> dict
         out[item] = {"category": runs[0]["category"], "tier": runs[0]["tier"], "runs": len(graded),
                      "scores": scores, "median": statistics.median(scores) if scores else None,
                      "refusal": bool(graded) and refused * 2 > len(graded), "inside": inside,
-                     "timeouts": sum(r["outcome"] == "timeout" for r in graded)}
+                     "timeouts": sum(r["outcome"] == "timeout" for r in graded),
+                     "judge_failed": sum(r["outcome"] == JUDGE_FAILED for r in runs)}
     return out
 
 
@@ -109,6 +113,8 @@ def score_model(rows: list[dict], latency_budget_s: float | None = None) -> dict
             "completion": round(sum(v["inside"] for v in graded.values()) / runs, 4) if runs else None,
             "refusals": sum(v["refusal"] for v in graded.values()),
             "timeouts": sum(v["timeouts"] for v in graded.values()),
+            "judge_failed": sum(v["judge_failed"] for v in items.values()),
+            "judge_failed_items": sorted(k for k, v in items.items() if v["judge_failed"]),
             "tiers": {t: None if c is None else round(c, 4) for t, c in tiers.items()},
             "categories": per_cat, "weights": {c: round(1 / len(per_cat), 6) for c in per_cat} if per_cat else {}}
 

@@ -278,20 +278,28 @@ class CapabilityPersona:
 class JudgePersona:
     """A judge for tests (sandbox/chatwork/judge.py): it answers each criterion of a vote by a fixed rule on the
     criterion's length and the vote's number, yes when (length + vote) % 4 is 0 or 1, so votes differ and the
-    median of three is yes exactly when the length % 4 is 2 or 3 (a test computes it by hand)."""
+    median of three is yes exactly when the length % 4 is 2 or 3 (a test computes it by hand).
+
+    It does what the prompt asks of a judge: the quoted reply (between the fence lines that carry the prompt's
+    token) is data, so the vote and the criteria are read from the prompt outside the quote only."""
 
     name = "judge"
+    FENCE = re.compile(r"^<<<REPLY ([0-9a-f]+)>>>$", re.M)
 
     def respond(self, conv: Conversation) -> Reply:
         text = conv.texts("user")[-1] if conv.texts("user") else ""
-        vote = re.search(r"This is vote (\d+) of", text)
-        section = text.split("THE CRITERIA:", 1)[-1].split("Reply with exactly", 1)[0]
-        lines = re.findall(r"^C(\d+): (.*)$", section, re.M)
+        fence = self.FENCE.search(text)
+        end = text.find(f"\n<<<END REPLY {fence.group(1)}>>>", fence.end()) if fence else -1
+        if end < 0:
+            return Reply("This is not a judging request (scripted judge).", note="no quoted reply")
+        before = text[:fence.start()]
+        vote = re.search(r"This is vote (\d+) of", before)
+        lines = re.findall(r"^C(\d+): (.*)$", before.split("THE CRITERIA:", 1)[-1], re.M)
         if not vote or not lines:
             return Reply("This is not a judging request (scripted judge).", note="not a judging request")
         v = int(vote.group(1))
-        said = [f"C{k}: {'yes' if (len(c.strip()) + v) % 4 in (0, 1) else 'no'}" for k, c in lines]
-        return Reply("\n".join(said), note=f"judge vote {v}: {len(lines)} criteria")
+        said = {f"C{k}": "yes" if (len(c.strip()) + v) % 4 in (0, 1) else "no" for k, c in lines}
+        return Reply(json.dumps(said), note=f"judge vote {v}: {len(lines)} criteria")
 
 
 class BreakdownPersona:
