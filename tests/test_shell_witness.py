@@ -8,8 +8,11 @@ import os
 import pytest
 
 from sandbox.chatwork.shell_oracle import SandboxShell
+from sandbox.chatwork.trial_checks import probe
+from sandbox.chatwork.trials import ToolTrials
 from sandbox.judge import witness
 from task_defs.trials.grading import Answer, Call, grade
+from task_defs.trials.loader import Family, load_families
 from task_defs.trials.models import Trial
 
 COUNT = Trial.model_validate({
@@ -104,3 +107,14 @@ def test_a_folder_link_to_a_root_only_file_is_a_missing_file_and_leaks_nothing(t
     out_link = f"rm -f \"$KB_OUT/stdout\"; ln -s {hidden}/sorted.txt \"$KB_OUT/stdout\""
     assert secret not in shell({}, [out_link], None).stdout
     assert grade(FILED, sent(FILED.oracle.reference), shell).passed
+
+
+def test_the_probe_scores_every_witness_forgery_zero():
+    """`kbench trials probe` forges the witness four ways over each shell trial, with the product right: 0."""
+    picked = ("shell_wc_todo_items", "shell_sort_guest_names", "shell_awk_sum_expenses", "shell_grep_cut_port")
+    shell = next(f for f in load_families() if f.id == "shell")
+    found = probe(ToolTrials([Family(shell.id, shell.folder, shell.spec,
+                                     tuple(t for t in shell.trials if t.id in picked))]))
+    forged = {name: v for name, v in found.items() if name.startswith("forge the witness")}
+    assert len(forged) == 4 and all(v["trials"] == len(picked) for v in forged.values())
+    assert all(v["score"] == 0 for v in found.values() if v["kind"] == "structural"), found

@@ -86,14 +86,26 @@ def _named_in_text(u) -> Answer:
 
 def _forgeries(u, shell: ShellRunner) -> dict[str, Answer]:
     """A shell trial's structural no-knowledge answers: print what the oracle reads (the reference's output, or the
-    file it reads), run `true`, write the file the oracle reads by hand. The witness must fail all three."""
+    file it reads), run `true`, write the file the oracle reads by hand; and the same product after a witness
+    forged for every program the trial names: a shell function, `hash -p` to echo, a link to echo and a look-alike
+    script, each named like the program in a folder put first on PATH. The witness must fail them all."""
     o = u.trial.oracle
     done = shell(dict(o.files), [o.reference], o.file_path)
     product = done.file_text if o.file_path else done.stdout
     printed = f"printf '%s' {shlex.quote(product or '')}"
     forged = f"{printed} > {shlex.quote(o.file_path)}" if o.file_path else printed
+    named = "".join(f"{p} > /dev/null; " for p in o.ran)  # each program called by name, its output set aside
+    on_path = "mkdir -p .kb-forged && PATH=$PWD/.kb-forged:$PATH && "
+    witnesses = {
+        "a function named like the program": "".join(f"{p}() {{ :; }}; " for p in o.ran),
+        "hash -p to echo": "".join(f"hash -p /bin/echo {p}; " for p in o.ran),
+        "a link to echo named like it": on_path + "".join(f"ln -s /bin/echo .kb-forged/{p} && " for p in o.ran),
+        "a look-alike script first on PATH": on_path + "".join(
+            f"printf '#!/bin/sh\\n' > .kb-forged/{p} && chmod +x .kb-forged/{p} && " for p in o.ran),
+    }
     return {"echo the witness pattern": _run(o.tool, printed), "run true": _run(o.tool, "true"),
-            "forge the file the oracle reads": _run(o.tool, forged)}
+            "forge the file the oracle reads": _run(o.tool, forged),
+            **{f"forge the witness: {how}": _run(o.tool, f"{made}{named}{forged}") for how, made in witnesses.items()}}
 
 
 def probe(kind: ToolTrials, shell: ShellRunner | None = None) -> dict[str, dict]:
