@@ -10,7 +10,7 @@ from conftest import needs_bwrap
 from kbench_dagster import cli
 from kbench_dagster.selftest import FAMILIES
 from kbench_dagster.selftest.cli import render_host, render_table
-from kbench_dagster.selftest.family import Verdict
+from kbench_dagster.selftest.family import JudgeFamily, Verdict
 from kbench_dagster.selftest.persona import TaskScripts
 from kbench_dagster.selftest.runner import AGENTS, Row, run_selftest
 from sandbox.servers.scripted.personas import Conversation
@@ -28,8 +28,8 @@ def selftest(tmp_path_factory):
 
 
 @needs_bwrap
-@pytest.mark.parametrize("agent", AGENTS)
-@pytest.mark.parametrize("family", [f.name for f in FAMILIES])
+@pytest.mark.parametrize(("family", "agent"), [(f.name, a) for f in FAMILIES  # a judge family: its own agents
+                                               for a in (f.agents if isinstance(f, JudgeFamily) else AGENTS)])
 def test_the_attack_is_contained_and_the_next_task_passes(selftest, family, agent):
     [row] = [r for r in selftest.rows if (r.family, r.agent) == (family, agent)]
     assert row.verdict.contained, row.verdict.evidence

@@ -9,6 +9,7 @@ from kbench_dagster.selftest import (
     deep_tree,
     escapes,
     file_tools,
+    import_host_files,
     judge_import,
     memory_split,
     pi_tamper,
@@ -17,6 +18,6 @@ from kbench_dagster.selftest import (
 )
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
-                               record_truth)]
+                               record_truth, import_host_files)]
 
 __all__ = ["FAMILIES"]
