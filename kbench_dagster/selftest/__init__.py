@@ -9,6 +9,7 @@ from kbench_dagster.selftest import (
     deep_tree,
     escapes,
     file_tools,
+    harbor_shadow,
     import_host_files,
     judge_import,
     memory_split,
@@ -18,6 +19,6 @@ from kbench_dagster.selftest import (
 )
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
-                               record_truth, import_host_files)]
+                               record_truth, import_host_files, harbor_shadow)]
 
 __all__ = ["FAMILIES"]
