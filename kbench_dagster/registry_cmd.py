@@ -68,6 +68,8 @@ def cmd_regrade(args) -> int:
         rows = out.stored.get("gradings", 0) + out.stored.get("kernel_gradings", 0)
         print(f"{run_id}: regraded {len(s.regraded)}, current {s.current}, not scored {s.unscored}{gone}; "
               f"{rows} grading rows in {args.db} (suite {kind.name} {kind.fingerprint[:16]})")
+        for why in s.unrepaired:  # harness errors whose recorded replies could not be graded: they stay infra
+            print(f"  kept as infra: {visible(why, layout=False)}", file=sys.stderr)
     print(f"{total} attempts regraded", file=sys.stderr)
     return 0
 

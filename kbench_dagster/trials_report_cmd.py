@@ -12,9 +12,11 @@ import sys
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.trial_stats import (
     compare_strikes,
+    readable_rows,
     render_compare,
     render_stats,
     render_triage,
+    stale_rules,
     strike_stats,
     triage,
 )
@@ -32,7 +34,8 @@ class StaleEvidence(ValueError):
 
 
 def strike_rows(store: ResultsStore, run_id: str) -> list[dict]:
-    """The run's rows as trial_stats reads them (sample = the attempt's seed); refuses rows under other rules."""
+    """The run's rows as trial_stats reads them (sample = the attempt's seed); refuses verdicts under other rules.
+    A row the figures cannot read is named on stderr and left out (trial_stats.readable_rows)."""
     _, got = store.query(STRIKE_SQL, [run_id])
     if not got:
         _, runs = store.query("SELECT DISTINCT run_id FROM trial_results ORDER BY run_id")
@@ -40,11 +43,14 @@ def strike_rows(store: ResultsStore, run_id: str) -> list[dict]:
                          f"{', '.join(r[0] for r in runs) or 'none'}")
     rows = [{**dict(zip(COLUMNS, r)), "sample": r[COLUMNS.index("seed")]} for r in got]
     now = rules_fingerprint()
-    stale = {r["rules"] for r in rows if r["rules"] != now}
+    stale = stale_rules(rows, now)
     if stale:
         raise StaleEvidence(f"run {run_id!r} was graded under other oracle rules ({', '.join(sorted(map(str, stale)))}"
                             f"; these are {now[:16]}): its verdicts are not re-read under new rules. Run `kbench "
                             f"regrade {run_id}` to grade its kept replies under these rules.")
+    rows, notes = readable_rows(rows, run_id)
+    for note in notes:
+        print(f"run {visible(run_id, layout=False)}: {visible(note, layout=False)}", file=sys.stderr)
     return rows
 
 

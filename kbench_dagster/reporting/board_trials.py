@@ -15,11 +15,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
-from kbench_dagster.reporting.trial_stats import INFRA_GROUP, strike_stats, triage
+from kbench_dagster.reporting.trial_stats import INFRA_GROUP, readable_rows, stale_rules, strike_stats, triage
 from kbench_dagster.store import ResultsStore
 from kbench_dagster.trials_report_cmd import COLUMNS
 from sandbox.chatwork.formats import MODES
 from sandbox.chatwork.trials import ToolTrials, replies_of, request_of
+from sandbox.judge.parse import Refused, bounded_json
 from task_defs.trials.loader import rules_fingerprint
 
 EXTRA = ("run_id", "model", "condition", "endpoint", "hardware_class", "hardware", "engine", "quant",
@@ -89,14 +90,18 @@ def _evidence_href(run_id: str, r: dict) -> str:
 def trial_pages(store: ResultsStore, out: Path) -> None:
     by_run = strikes(store)
     rules = rules_fingerprint()
-    fresh = {run: rows for run, rows in by_run.items() if all(r["rules"] == rules for r in rows)}
+    # a row without a verdict (infra, or unreadable) keeps no strike from the page: the strike's page names it
+    fresh, notes = {}, {}
+    for run, rows in by_run.items():
+        if not stale_rules(rows, rules):
+            fresh[run], notes[run] = readable_rows(rows, run)
     stale = {run: rows for run, rows in by_run.items() if run not in fresh}
     docs = {run: strike_stats(rows) for run, rows in fresh.items()}
     if fresh:
         (out / "trials").mkdir(exist_ok=True)
         suite = ToolTrials()
         for run, rows in fresh.items():
-            _strike_page(run, rows, docs[run], suite, out)
+            _strike_page(run, rows, docs[run], suite, out, notes[run])
     families = sorted({f for d in docs.values() for f in d["families"]})
     values = {f: sorted({_one(rows, f) for rows in by_run.values()}) for f, _ in FILTERS if f != "family"}
     values["family"] = families
@@ -161,7 +166,7 @@ def _stat_row(label: str, g: dict, attrs: str) -> str:
             f"<td>{_value(g['weighted'], 'weighted')}</td><td>{_value(g['attrition'], 'attrition')}</td></tr>")
 
 
-def _strike_page(run: str, rows: list[dict], doc: dict, suite: ToolTrials, out: Path) -> None:
+def _strike_page(run: str, rows: list[dict], doc: dict, suite: ToolTrials, out: Path, notes: list[str]) -> None:
     k = doc["k"]
     by_family: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
@@ -171,6 +176,7 @@ def _strike_page(run: str, rows: list[dict], doc: dict, suite: ToolTrials, out: 
             f"{esc(_one(rows, 'hardware'))}); response format {esc(_one(rows, 'response_format'))}; elicitation "
             f"{esc(_one(rows, 'elicitation'))}; oracle rules {esc(_one(rows, 'rules')[:16])}. "
             "<a href='../trials.html'>all strikes</a></p>",
+            "".join(f"<p class=warn>{esc(n)}</p>" for n in notes),
             "<h2>Per family and grade</h2><table id=grades><tr><th class=l>family</th><th class=l>grade</th>"
             "<th>trials</th><th>samples</th><th>pass@1 (95% CI over trials)</th><th>95% CI over shapes</th>"
             f"<th>pass@{k}</th><th>grade-weighted</th><th>attrition</th></tr>"]
@@ -259,10 +265,12 @@ def _request(r: dict, kept: dict | None, suite: ToolTrials) -> str:
 
 
 def _arguments(raw) -> str:
+    """A call's arguments laid out, or as the model sent them where they are not JSON the judge reads (too deep
+    to lay out, or not JSON at all)."""
     try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
+        value = bounded_json(raw) if isinstance(raw, str) else raw
         return json.dumps(value, indent=1, ensure_ascii=False)
-    except ValueError:
+    except Refused:
         return raw
 
 

@@ -14,6 +14,7 @@ from typing import Iterable
 from kbench_dagster.reporting.pairwise import mcnemar
 from kbench_dagster.reporting.stats import SCORED, pass_at_k, wilson_p
 from kbench_dagster.terminal import visible
+from sandbox.engine.runs import HARNESS_ERROR
 
 UNSCORED = ("infra", "skipped")
 GRADES = ("easy", "medium", "hard")
@@ -43,6 +44,30 @@ def _check(row: dict) -> str:
     if outcome not in SCORED and outcome not in UNSCORED:
         raise ValueError(f"trial {row.get('trial')!r}: unknown outcome {outcome!r}")
     return outcome
+
+
+def stale_rules(rows: Iterable[dict], now: str) -> set[str]:
+    """The oracle rules, other than `now`, that the strike's verdicts were graded under. A row without a verdict
+    (infra, skipped, or one that cannot be read) was graded under no rules, so it makes no strike stale."""
+    return {str(r.get("rules")) for r in rows if r.get("outcome") in SCORED and r.get("rules") != now}
+
+
+def readable_rows(rows: Iterable[dict], run_id: str) -> tuple[list[dict], list[str]]:
+    """The rows the figures read, and one note per row that needs a word: a row the figures cannot read (no
+    trial, an unknown outcome) is named and set aside, and one recorded as infra by a harness error (our own code
+    failed, as older parsers did on a reply nested thousands deep) is named with the command that grades its
+    recorded replies. One such row never keeps a strike from its figures."""
+    kept, notes = [], []
+    for r in rows:
+        where = f"trial {r.get('trial')!r} sample {r.get('sample')}"
+        if not r.get("trial") or (r.get("outcome") not in SCORED and r.get("outcome") not in UNSCORED):
+            notes.append(f"{where}: outcome {r.get('outcome')!r} cannot be read; left out")
+            continue
+        if r["outcome"] == "infra" and str(r.get("infra_error") or "").startswith(HARNESS_ERROR):
+            notes.append(f"{where}: recorded as infra by a harness error, left out of the rates; `kbench regrade "
+                         f"{run_id}` grades its recorded replies")
+        kept.append(r)
+    return kept, notes
 
 
 def _trial_table(rows: Iterable[dict]) -> dict[str, dict]:

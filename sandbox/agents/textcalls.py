@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+
+from sandbox.judge.parse import Refused, bounded_json
 
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 _FENCED = re.compile(r"```(?:json|tool_call|tool)?\s*\n?(.*?)```", re.S)
@@ -23,10 +24,10 @@ def _looks_like_call(text: str) -> bool:
 
 
 def _one(raw: str) -> TextCall | None:
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return TextCall(None, None, raw, f"not valid JSON: {exc.msg}") if _looks_like_call(raw) else None
+    try:  # bounded: the model wrote it, and a few thousand brackets would break the json module
+        data = bounded_json(raw)
+    except Refused as exc:
+        return TextCall(None, None, raw, f"not valid JSON: {exc}") if _looks_like_call(raw) else None
     if not isinstance(data, dict):
         return None
     if isinstance(data.get("function"), dict):  # {"type": "function", "function": {...}}
@@ -37,9 +38,9 @@ def _one(raw: str) -> TextCall | None:
     args = data.get("arguments", data.get("parameters", {}))
     if isinstance(args, str):
         try:
-            args = json.loads(args)
-        except json.JSONDecodeError as exc:
-            return TextCall(name, None, raw, f"arguments are not valid JSON: {exc.msg}")
+            args = bounded_json(args)
+        except Refused as exc:
+            return TextCall(name, None, raw, f"arguments are not valid JSON: {exc}")
     return TextCall(name, args, raw)
 
 

@@ -11,7 +11,6 @@ item. A unit passes only when all of its items are right.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import fresh_dir
+from sandbox.judge.parse import Refused, bounded_json
 from task_defs.breakdown.answers import judge
 from task_defs.breakdown.jobs import BreakdownItem, BreakdownJob, breakdown_fingerprint, load_breakdown_jobs
 from task_defs.breakdown.prompts import ANSWERS_FILE, ITEMS_FILE, agent_prompt, batch_prompt, item_prompt, items_file
@@ -33,12 +33,13 @@ PREFIX = "breakdown-"  # a kind's name is breakdown-WAY-WORDING: manifests say w
 
 
 def _object_in(text: str) -> dict | None:
-    """The JSON object a reply holds: the whole reply, else from its first { to its last }."""
+    """The JSON object a reply holds: the whole reply, else from its first { to its last }; read bounded, so a
+    reply nested past the judge's depth holds none."""
     s = text.strip()
     for cand in (s, s[s.find("{"):s.rfind("}") + 1] if "{" in s else ""):
         try:
-            got = json.loads(cand)
-        except ValueError:
+            got = bounded_json(cand)
+        except Refused:
             continue
         if isinstance(got, dict):
             return got

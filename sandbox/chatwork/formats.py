@@ -16,6 +16,7 @@ import re
 import threading
 
 from sandbox.engine.chat import ChatReply
+from sandbox.judge.parse import Refused, bounded_json
 from task_defs.trials.models import JsonAnswer, Label, Trial
 
 MODES = ("json_schema", "json_object", "text")
@@ -76,8 +77,8 @@ def answer_text(trial: Trial, mode: str, text: str) -> str:
     if mode == "text" or not isinstance(trial.oracle, Label):
         return text
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = bounded_json(text)
+    except Refused:  # too deep or not JSON: graded as written, and fails as written
         return text
     if isinstance(value, dict) and set(value) == {LABEL_KEY} and isinstance(value[LABEL_KEY], str):
         return value[LABEL_KEY]

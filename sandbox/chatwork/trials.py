@@ -32,7 +32,7 @@ from sandbox.chatwork.formats import (
     is_format_rejection,
 )
 from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
-from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession
+from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession, call_arguments, server_broke
 from sandbox.engine.jsonlines import json_bytes, json_value
 from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
@@ -87,11 +87,7 @@ def request_of(unit: TrialUnit, seed: int, mode: str = "text") -> tuple[list[dic
 def _calls_of(reply: dict, offered: list[str]) -> list[Call]:
     calls = []
     for c in reply.get("tool_calls") or []:
-        try:
-            args = json_value(c.get("arguments") or "{}")
-        except ValueError:
-            args = None
-        calls.append(Call(c.get("name") or "", args if isinstance(args, dict) else None, "native"))
+        calls.append(Call(c.get("name") or "", call_arguments(c), "native"))
     if not calls:
         calls = [Call(t.name, t.arguments if t.error is None else None, "text")
                  for t in parse_text_calls(reply.get("content") or "") if t.name in offered]
@@ -117,17 +113,14 @@ def answer_of(kept: dict, offered: list[str], trial: Trial | None = None) -> Ans
 
 def provider_failure(reply: ChatReply) -> str | None:
     """What makes a reply the server's failure rather than the model's answer: nothing at all came back, or a native
-    call's arguments are not JSON (the server's own parser broke them)."""
+    call's arguments are not JSON (the server's own parser broke them; arguments too deep or too big to read are
+    the model's, graded as a wrong call)."""
     if reply.finish == "refused":
         return None
     if not reply.content.strip() and not reply.tool_calls and not reply.reasoning.strip():
         return "provider failure: an empty completion"
     for c in reply.tool_calls:
-        try:
-            ok = isinstance(json_value(c.get("arguments") or "{}"), dict)
-        except ValueError:
-            ok = False
-        if not ok:
+        if server_broke(c):
             return f"provider failure: the arguments of native call {c.get('name')!r} are not a JSON object"
     return None
 
@@ -222,12 +215,22 @@ class ToolTrials:
                 raise ChatInfra(failure)
             replies.append({"content": reply.content, "tool_calls": reply.tool_calls, "finish": reply.finish,
                             "error": reply.error})
+            # kept as they come, so an exchange cut short keeps what it got (a regrade may settle it: settled())
+            kept[REPLY] = json_bytes({"mode": mode, "refused_formats": tried, "replies": replies}).decode("utf-8")
             written = [] if reply.tool_calls else _calls_of(replies[-1], unit.trial.tools)
             if not (reply.tool_calls or written) or n == ROUNDS - 1:
                 break
             messages = messages + _results(reply, written, n)
             reply = chat.ask(messages, tools=tools, cache=self.cache)
-        kept[REPLY] = json_bytes({"mode": mode, "refused_formats": tried, "replies": replies}).decode("utf-8")
+
+    def settled(self, unit: TrialUnit, kept: dict[str, str]) -> bool:
+        """Whether the replies kept so far fail the trial whatever would have followed: a call whose arguments
+        cannot be read fails under every oracle (task_defs/trials/grading.py). A regrade grades an exchange our own
+        code cut short only then (sandbox/engine/replayed_chat.py)."""
+        if REPLY not in kept:
+            return False
+        answer = answer_of(json_value(kept[REPLY]), unit.trial.tools)
+        return any(c.arguments is None for c in answer.calls)
 
     def grade_kept(self, unit: TrialUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:

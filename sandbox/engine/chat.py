@@ -21,6 +21,7 @@ from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.engine.slots import ServerSlots, request_slot
+from sandbox.judge.parse import MAX_BYTES, MAX_DEPTH, Refused, bounded_json, json_depth
 
 
 class ChatInfra(Exception):
@@ -44,17 +45,32 @@ class ChatReply:
     error: str | None = None
 
 
+def call_arguments(call: dict) -> dict | None:
+    """A native call's arguments as an object, or None when they are not one; read with bounded depth and size,
+    since the model wrote them."""
+    try:
+        args = bounded_json(call.get("arguments") or "{}")
+    except Refused:
+        return None
+    return args if isinstance(args, dict) else None
+
+
+def server_broke(call: dict) -> bool:
+    """Whether a native call's arguments are the server's failure: not a JSON object, which only the server's own
+    tool-call parser makes. Arguments nested or sized past what the judge reads are the model's own making (a
+    server passes them through): a wrong call, never infra."""
+    text = call.get("arguments") or "{}"
+    if isinstance(text, str) and (len(text) > MAX_BYTES or json_depth(text) > MAX_DEPTH):
+        return False
+    return call_arguments(call) is None
+
+
 def _keepable(done: dict) -> bool:
-    """A reply worth replaying: something came back and every native call's arguments are JSON. An empty
-    completion or broken arguments is the provider's failure, asked again next time rather than kept."""
+    """A reply worth replaying: something came back and no native call's arguments were broken by the server. An
+    empty completion or broken arguments is the provider's failure, asked again next time rather than kept."""
     if not (done["content"].strip() or done["calls"] or done["reasoning"].strip()):
         return False
-    for c in done["calls"]:
-        try:
-            json.loads(c.get("arguments") or "{}")
-        except ValueError:
-            return False
-    return True
+    return not any(server_broke(c) for c in done["calls"])
 
 
 class ChatClient:

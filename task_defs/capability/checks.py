@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import jsonschema
 import yaml
 
+from sandbox.judge.parse import MAX_BYTES, MAX_DEPTH, Refused, bounded_json, bounded_yaml, json_depth, value_depth
 from task_defs.capability.models import (
     Constraint,
     ConstraintsGrader,
@@ -101,15 +102,30 @@ def grade_fields(g: FieldsGrader, reply: str) -> list[CheckResult]:
     return [_field_check(c, fields) for c in g.checks]
 
 
+def _bounded_toml(text: str):
+    """TOML read as parse.bounded_yaml reads YAML: inline arrays and tables nest by brackets, and tomllib recurses."""
+    if len(text) > MAX_BYTES or json_depth(text) > MAX_DEPTH * 4:
+        raise Refused(f"longer than {MAX_BYTES} characters or nested more than {MAX_DEPTH} levels deep")
+    try:
+        doc = tomllib.loads(text)
+    except RecursionError:
+        raise Refused(f"nested past the parser's limit (over {MAX_DEPTH} levels)") from None
+    if value_depth(doc) > MAX_DEPTH:
+        raise Refused(f"nested more than {MAX_DEPTH} levels deep")
+    return doc
+
+
 def parse(fmt: str, text: str):
-    """The document in `fmt`; raises ValueError saying why it is not one."""
+    """The document in `fmt`; raises ValueError saying why it is not one. The model wrote it: JSON, YAML and TOML
+    are read with bounded depth and size (sandbox/judge/parse.py), so a reply nested thousands deep fails here, as
+    the model's malformed answer."""
     try:
         if fmt == "json":
-            return json.loads(text)
+            return bounded_json(text)
         if fmt == "yaml":
-            return yaml.safe_load(text)
+            return bounded_yaml(text)
         if fmt == "toml":
-            return tomllib.loads(text)
+            return _bounded_toml(text)
         cp = configparser.ConfigParser(interpolation=None, strict=True)
         cp.optionxform = str  # keys keep their case: systemd's ExecStart is not execstart
         cp.read_string(text)

@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
+from sandbox.judge.parse import Refused, bounded_json
 from task_defs.textjobs.models import ActionsItem, ClassifyItem, FactsItem, FixItem, Item, Job, TableItem
 
 QUOTES = "\"'`\u201c\u201d\u2018\u2019"
@@ -137,16 +138,17 @@ def score_table(job: Job, item: TableItem, reply: str) -> Score:
 
 
 def _json_of(text: str, open_: str, close: str):
+    """The reply's JSON, read bounded (a reply nested past the judge's depth is no answer, so invalid)."""
     s = unfence(text)
     try:
-        return json.loads(s)
-    except ValueError:
+        return bounded_json(s)
+    except Refused:
         a, b = s.find(open_), s.rfind(close)
         if a < 0 or b <= a:
             return None
         try:
-            return json.loads(s[a:b + 1])
-        except ValueError:
+            return bounded_json(s[a:b + 1])
+        except Refused:
             return None
 
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from sandbox.judge.parse import Refused, bounded_json
 from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, JsonAnswer, Label, NoCall, Shell, Trial
 
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: a word in any script
@@ -320,9 +321,9 @@ def _json(o: JsonAnswer, answer: Answer) -> Verdict:
     if not text:
         return Verdict(False, 0.0, "empty", "an empty reply")
     try:
-        value = json.loads(text)
-    except ValueError as exc:
-        return Verdict(False, 0.0, "not_json", f"not JSON: {exc}")
+        value = bounded_json(text)
+    except Refused as exc:  # too deep or too big counts as not the JSON asked for: the model's answer
+        return Verdict(False, 0.0, "not_json", str(exc))
     problem = next(iter(_validator(o.json_schema).iter_errors(value)), None)
     if problem is not None:
         where = "/".join(map(str, problem.path)) or "the answer"
