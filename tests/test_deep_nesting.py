@@ -12,6 +12,7 @@ from sandbox.chatwork.breakdown import BreakdownAgent, BreakdownBatch
 from sandbox.chatwork.capability import REPLIES, CapabilityItems, calls_reply
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.chatwork.trials import ToolTrials
+from sandbox.engine.attempt_records import records_of
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.personas import Conversation, Reply, TextJobPersona, ToolCall, TrialPersona
@@ -199,12 +200,16 @@ def test_a_deep_breakdown_reply_loses_its_way_the_items_not_the_run(tmp_path):
             found = self.answers.find(conv.first_user_text)
             return Reply(DEEP_OBJECT) if found and found[0] == "prompt" else super().respond(conv)
 
+    # the whole job: the scripted server knows a prompt of every item, not of a --limit slice
     with ScriptedServer(DeepBatch("oracle"), port=0) as srv:
         assert main(["breakdown", str(tmp_path / "out.json"), "--url", srv.url, "--agent-runs", "0",
-                     "--only", "invoices", "--limit", "4", "--runs", str(tmp_path / "runs"),
+                     "--only", "invoices", "--runs", str(tmp_path / "runs"),
                      "--work", str(tmp_path / "work"), "--db", str(tmp_path / "b.duckdb")]) == 0
     f = json.loads((tmp_path / "out.json").read_text())["jobs"]["invoices"]
     assert f["ways"]["prompt"]["accuracy"] == 0.0 and f["ways"]["item"]["accuracy"] == 1.0
     assert f["winner"] == "item"
+    n = len(next(j for j in BreakdownBatch().jobs if j.id == "invoices").items)
     _, rows = ResultsStore(tmp_path / "b.duckdb").query("SELECT way, count(*) FROM breakdown_answers GROUP BY ALL")
-    assert dict(rows) == {"prompt": 4, "item": 4}
+    assert dict(rows) == {"prompt": n, "item": n}
+    [batch] = records_of(next((tmp_path / "runs").glob("*-prompt")))
+    assert batch.result()["outcome"] == "wrong" and batch.files()["reply.txt"] == DEEP_OBJECT
