@@ -78,7 +78,8 @@ def collect(runs_root: Path, run_ids: list[str]) -> dict:
 
 
 def validate_results(doc: dict) -> None:
-    """Raise ValueError when doc does not match schema/results.schema.json."""
+    """Raise ValueError when doc does not match schema/results.schema.json or holds a number that is not finite."""
+    _finite(doc, "results")
     validate_against(doc, SCHEMA_PATH, "results")
 
 
@@ -87,7 +88,8 @@ def validate_rows(rows: dict, where: str) -> None:
     the place the error names (a run folder, say)."""
     schema = json.loads(SCHEMA_PATH.read_text())
     sub = {"$defs": schema["$defs"], **schema["$defs"]["run"]["properties"]["rows"]}
-    _check(rows, sub, f"the rows of {where}", "results.schema.json")
+    _finite(rows, f"the rows of {where}")
+    _check(rows, sub, f"the rows of {where}", SCHEMA_PATH.name)
 
 
 def validate_against(doc: dict, schema_path: Path, what: str) -> None:
@@ -100,20 +102,26 @@ def _check(doc: dict, schema: dict, what: str, name: str) -> None:
         import jsonschema
     except ImportError as exc:  # the dev install carries it; say so plainly rather than skip the check
         raise ValueError(f"the jsonschema package is needed to validate {what} (pip install jsonschema)") from exc
-    bad = _not_finite(doc)
-    if bad is not None:  # JSON's NaN and Infinity (and 1e400) pass a schema's bounds: no comparison holds for them
-        raise ValueError(f"{what} do not match {name}: {bad}: not a finite number")
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
     if errors:
         e = errors[0]
         place, message = "/".join(map(str, e.path)), e.message
-        if e.validator == "additionalProperties" and isinstance(e.instance, dict):
-            extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
-            place = f"{place}/{extra[0]}"
-            message = ("a host path of the machine that made the file: never imported" if extra[0] in LOCAL_ONLY
-                       else "not a field of this row or object")
+        extra = sorted(set(e.instance) - set(e.schema.get("properties", {}))) \
+            if e.validator == "additionalProperties" and isinstance(e.instance, dict) else []
+        if extra:  # name the field itself, as the other errors do
+            place = f"{place}/{extra[0]}".lstrip("/")
+            message = ("a host path or store key of the machine that made the file: never imported"
+                       if extra[0] in LOCAL_ONLY else "not a field of this row or object")
         raise ValueError(f"{what} do not match {name}: {place}: {message}"
                          + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+
+
+def _finite(doc, what: str) -> None:
+    """Raise ValueError naming the first NaN or infinite number in doc: JSON's NaN and Infinity (and 1e400) pass a
+    schema's bounds, since no comparison holds for them."""
+    bad = _not_finite(doc)
+    if bad is not None:
+        raise ValueError(f"{what} do not match {SCHEMA_PATH.name}: {bad}: not a finite number")
 
 
 def _not_finite(doc) -> str | None:
