@@ -15,10 +15,12 @@ from kbench_dagster.selftest import (
     memory_split,
     pi_tamper,
     record_truth,
+    shell_trials,
     thread_bomb,
 )
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
                                record_truth, import_host_files, harbor_shadow)]
+FAMILIES += shell_trials.FAMILIES  # the shell trials' oracle: two judge families in one module
 
 __all__ = ["FAMILIES"]
