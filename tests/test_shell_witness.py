@@ -115,6 +115,6 @@ def test_the_probe_scores_every_witness_forgery_zero():
     shell = next(f for f in load_families() if f.id == "shell")
     found = probe(ToolTrials([Family(shell.id, shell.folder, shell.spec,
                                      tuple(t for t in shell.trials if t.id in picked))]))
-    forged = {name: v for name, v in found.items() if name.startswith("forge the witness")}
+    forged = {name: v for name, v in found.items() if name.startswith("forged witness")}
     assert len(forged) == 4 and all(v["trials"] == len(picked) for v in forged.values())
     assert all(v["score"] == 0 for v in found.values() if v["kind"] == "structural"), found

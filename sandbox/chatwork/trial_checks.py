@@ -97,15 +97,15 @@ def _forgeries(u, shell: ShellRunner) -> dict[str, Answer]:
     named = "".join(f"{p} > /dev/null; " for p in o.ran)  # each program called by name, its output set aside
     on_path = "mkdir -p .kb-forged && PATH=$PWD/.kb-forged:$PATH && "
     witnesses = {
-        "a function named like the program": "".join(f"{p}() {{ :; }}; " for p in o.ran),
+        "function": "".join(f"{p}() {{ :; }}; " for p in o.ran),
         "hash -p to echo": "".join(f"hash -p /bin/echo {p}; " for p in o.ran),
-        "a link to echo named like it": on_path + "".join(f"ln -s /bin/echo .kb-forged/{p} && " for p in o.ran),
-        "a look-alike script first on PATH": on_path + "".join(
+        "link to echo": on_path + "".join(f"ln -s /bin/echo .kb-forged/{p} && " for p in o.ran),
+        "script first on PATH": on_path + "".join(
             f"printf '#!/bin/sh\\n' > .kb-forged/{p} && chmod +x .kb-forged/{p} && " for p in o.ran),
     }
     return {"echo the witness pattern": _run(o.tool, printed), "run true": _run(o.tool, "true"),
             "forge the file the oracle reads": _run(o.tool, forged),
-            **{f"forge the witness: {how}": _run(o.tool, f"{made}{named}{forged}") for how, made in witnesses.items()}}
+            **{f"forged witness: {how}": _run(o.tool, f"{made}{named}{forged}") for how, made in witnesses.items()}}
 
 
 def probe(kind: ToolTrials, shell: ShellRunner | None = None) -> dict[str, dict]:
