@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
-APT_PACKAGES := bubblewrap libseccomp2 zip unzip git libgomp1
+APT_PACKAGES := bubblewrap libseccomp2 strace zip unzip git libgomp1
 # Only the board's browser test needs it; where apt has no real package (Ubuntu ships a snap stub) that test skips.
 APT_OPTIONAL := chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
