@@ -6,6 +6,7 @@ checks only what kbench recorded. Then the host is checked for what an attack co
 """
 
 from kbench_dagster.selftest import (
+    deep_nesting,
     deep_tree,
     escapes,
     file_tools,
@@ -20,7 +21,7 @@ from kbench_dagster.selftest import (
 )
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
-                               record_truth, import_host_files, harbor_shadow)]
+                               record_truth, import_host_files, harbor_shadow, deep_nesting)]
 FAMILIES += shell_trials.FAMILIES  # the shell trials' oracle: two judge families in one module
 
 __all__ = ["FAMILIES"]
