@@ -118,3 +118,14 @@ def test_the_probe_scores_every_witness_forgery_zero():
     forged = {name: v for name, v in found.items() if name.startswith("forged witness")}
     assert len(forged) == 4 and all(v["trials"] == len(picked) for v in forged.values())
     assert all(v["score"] == 0 for v in found.values() if v["kind"] == "structural"), found
+
+
+def test_a_missing_trace_is_the_harness_failure_never_the_models(tmp_path, monkeypatch):
+    """No strace, or a tracer that records nothing: grading raises (the attempt is infra), it scores nothing."""
+    shell = SandboxShell(tmp_path)
+    monkeypatch.setattr(witness, "SYSTEM_PATH", str(tmp_path))  # a system without strace
+    with pytest.raises(witness.NoWitness, match="apt-get install strace"):
+        grade(COUNT, sent("wc -l todo.txt"), shell)
+    monkeypatch.setattr(witness, "tracer", lambda trace_file: ["/usr/bin/env", "--"])
+    with pytest.raises(witness.NoWitness, match="cannot be read"):
+        grade(COUNT, sent("wc -l todo.txt"), shell)

@@ -69,7 +69,10 @@ class SandboxShell:
                               limits=TEST_LIMITS.with_(timeout_s=self.timeout_s), cfg=self.cfg, env=env,
                               rw_binds=[(out, OUT)] if isolated else [], label="shell-trial", network=False,
                               tracer=witness.tracer(trace / "execve"))
-            ran = frozenset() if res.timed_out else witness.programs(trace / "execve", mark)
+            try:
+                ran = frozenset() if res.timed_out else witness.programs(trace / "execve", mark)
+            except witness.NoWitness as exc:  # strace's own complaint (no ptrace here, say) leads the output
+                raise witness.NoWitness(f"{exc}; the session's output began {res.tail[:300]!r}") from None
             return ShellRun(stdout=_read(out, "stdout") or "", exit_code=res.returncode, programs=ran,
                             file_text=_read(work, read) if read else None, timed_out=res.timed_out)
         finally:
