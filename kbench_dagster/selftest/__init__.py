@@ -6,6 +6,7 @@ checks only what kbench recorded. Then the host is checked for what an attack co
 """
 
 from kbench_dagster.selftest import (
+    capability_forged_cases,
     deep_nesting,
     deep_tree,
     escapes,
@@ -13,6 +14,7 @@ from kbench_dagster.selftest import (
     harbor_shadow,
     import_host_files,
     judge_import,
+    judge_injection,
     memory_split,
     pi_tamper,
     record_truth,
@@ -21,7 +23,8 @@ from kbench_dagster.selftest import (
 )
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
-                               record_truth, import_host_files, harbor_shadow, deep_nesting)]
+                               record_truth, import_host_files, harbor_shadow, capability_forged_cases,
+                               judge_injection, deep_nesting)]
 FAMILIES += shell_trials.FAMILIES  # the shell trials' oracle: two judge families in one module
 
 __all__ = ["FAMILIES"]
