@@ -37,7 +37,7 @@ def test_one_item_of_every_category_on_the_real_model(tmp_path, capsys):
     store = open_store(db)
     _, rows = store.query("SELECT category, item, outcome, score FROM capability_results ORDER BY ALL")
     assert len(rows) == len(chat) and {r[0] for r in rows} == {u.category for u in chat}
-    assert {r[2] for r in rows} <= {"pass", "wrong", "timeout", "pending", "infra", "crash", "nofile"}
+    assert {r[2] for r in rows} <= {"pass", "wrong", "timeout", "pending", "judge_failed", "infra", "crash", "nofile"}
     doc = score_document(store, model)
     with capsys.disabled():
         print(f"\nchat items {len(chat)}, one run each, in {chat_s:.0f} s; agent tasks {len(agent_tasks)}; "
