@@ -57,13 +57,14 @@ demo: setup
 # pytest's exit 5 (nothing collected) is a failure like any other
 PYTEST_RC := rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
 # The default suite spends about half its time waiting (sessions, servers, safety stops), so on 2 cores four
-# workers pay; each worker leases sandbox uids of its own (tests/conftest.py). The slowest tests show in every log.
+# workers pay; each worker leases sandbox uids of its own, and a module with a shared fixture runs on one worker
+# (tests/conftest.py). The slowest tests show in every log.
 TEST_WORKERS ?= 4
 
 # ruff first (its rules are in pyproject.toml): a lint failure stops the target before the long pytest run
 test: setup
 	$(VENV)/bin/ruff check .
-	@$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --durations=15; $(PYTEST_RC)
+	@$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15; $(PYTEST_RC)
 
 # The Dagster UI and daemon on http://127.0.0.1:3000 (KBENCH_ENDPOINTS, KBENCH_SLOTS, KBENCH_AGENT configure it)
 ui: setup
@@ -111,7 +112,7 @@ test-real: setup
 
 # The long repeats of what make test proves on a subset (e.g. pi on all 65 tasks, not one per kind of plan)
 test-slow: setup
-	@$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --durations=15 -m slow; $(PYTEST_RC)
+	@$(VENV)/bin/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15 -m slow; $(PYTEST_RC)
 
 bench: setup
 	$(VENV)/bin/python bench/validate_wall.py

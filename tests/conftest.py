@@ -39,6 +39,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under `--dist loadgroup` (make test) the tests of a module that builds a module- or session-scoped fixture of
+    its own (a graded suite, a run, a board) share one worker: each worker would otherwise build it again."""
+    for item in items:
+        defs = getattr(item, "_fixtureinfo", None)
+        shared = defs and any(d.scope in ("module", "session") and d.baseid.endswith(".py")
+                              for fixturedefs in defs.name2fixturedefs.values() for d in fixturedefs)
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Under KBENCH_FAIL_ON_SKIP=1 (make test-real, make test-integration) a skipped test is a failure: those
