@@ -83,6 +83,46 @@ def test_a_reward_the_agents_program_made_unwritable_is_wrong(tmp_path, prog, sa
     assert g.outcome == "wrong" and said in (tmp_path / "out.txt").read_text(), g
 
 
+# The agent's program leaves a process behind (its own session, twice forked) that waits for the reward reader to
+# start, stops it, puts a reward of 1 in place of test.sh's 0 and lets it go on: only a process that outlives test.sh
+# can do that, so with every one of them gone before the reader starts, test.sh's own 0 is what is read.
+LINGER = """\
+import os, signal, time
+ready, told = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        seen = set(os.listdir("/proc"))
+        os.write(told, b"!")  # test.sh goes on only now: the reader is not yet among the processes seen
+        for _ in range(200000):
+            for pid in set(os.listdir("/proc")) - seen:
+                try:
+                    cmd = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\\0")
+                except OSError:
+                    continue
+                if cmd[0].endswith(b"python3") and b"-I" in cmd:
+                    os.kill(int(pid), signal.SIGSTOP)
+                    open("/logs/verifier/forged", "w").write("1")
+                    os.rename("/logs/verifier/forged", "/logs/verifier/reward.txt")
+                    os.kill(int(pid), signal.SIGCONT)
+                    os._exit(0)
+            time.sleep(0.0001)
+    os._exit(0)
+os.read(ready, 1)
+"""
+
+
+def test_a_process_the_agents_program_left_behind_cannot_rewrite_the_reward(tmp_path):
+    task = harbor_task(tmp_path, "linger", """\
+        python3 /app/prog.py
+        echo 0 > /logs/verifier/reward.txt
+        """)
+    work = prepare_workdir(task, tmp_path / "w")
+    (work / "prog.py").write_text(LINGER)
+    g = grade(task, work, output_path=tmp_path / "out.txt")
+    assert g.outcome == "wrong" and "reward 0" in (tmp_path / "out.txt").read_text(), g
+
+
 @pytest.mark.parametrize("reward, outcome", [
     ('{"correctness": 1, "performance": 1}', "pass"), ('{"correctness": 1, "performance": 0.5}', "wrong"),
     ("{}", "wrong"), ('{"correctness": true}', "wrong"), ("1", "pass"), ('"1"', "wrong"),
