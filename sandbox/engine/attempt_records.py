@@ -10,12 +10,15 @@ import json
 import shutil
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from sandbox.agents.record import json_safe, read_events
 from sandbox.engine.jsonlines import json_bytes
 from sandbox.engine.ledger import LEDGER, RunLedger
 from sandbox.engine.records import REGRADING, RESULT, apply_regrading, finished_results, read_result, write_json_atomic
+from sandbox.judge.files import NotReadable, read_agent_text
+
+KEPT_BYTES = 8 << 20  # a record's tests.txt or kept file larger than this reads as missing, never whole into memory
 
 
 @dataclass
@@ -51,16 +54,21 @@ class FolderRecord:
         p = self.folder / "events.jsonl"
         return p.stat().st_size if p.exists() else 0
 
+    # tests.txt and workdir/ hold what the agent's processes could shape (its files, copied; the output of tests that
+    # ran its code), and the reports that read them run with the harness's rights: read as the judge reads an
+    # agent's file (rule 3 of sandbox/judge/), no link followed at any component, regular files only, capped.
     def tests(self) -> str:
-        p = self.folder / "tests.txt"
-        return p.read_text(encoding="utf-8", errors="replace") if p.is_file() else ""
+        try:
+            return read_agent_text(self.folder, "tests.txt", max_bytes=KEPT_BYTES)
+        except NotReadable:
+            return ""
 
     def file_text(self, rel: str, limit: int) -> str | None:
-        p = self.folder / "workdir" / rel
-        if p.is_symlink() or not p.is_file():
+        try:
+            text = read_agent_text(self.folder, PurePosixPath("workdir", rel), max_bytes=max(KEPT_BYTES, 4 * limit))
+            return text[:limit]
+        except NotReadable:
             return None
-        with open(p, encoding="utf-8", errors="replace") as fh:
-            return fh.read(limit)
 
     def requeued(self) -> list[list[dict]]:
         """The events of each try given back on server trouble, oldest first."""
