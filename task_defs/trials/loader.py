@@ -21,7 +21,13 @@ from task_defs.trials.models import CALL_KINDS, Trial, TrialFamily
 
 TRIALS_DIR = SUITES_DIR / "trials"
 GENERATED_FILE = "generated.jsonl"
-RULES = (Path(__file__).parent / "grading.py", Path(__file__).parent / "models.py")
+_ROOT = Path(__file__).parents[2]  # beside task_defs/: the sandbox package, where the judge's side of the rules is
+# Every file whose change can change a trial's verdict: the format and the grading, the shell witness (its sandbox
+# run and what it takes for the program executed), the bounded parsers of replies, the reader of the agent's files,
+# and how calls written in text and answers are read from a reply.
+RULES = (Path(__file__).parent / "grading.py", Path(__file__).parent / "models.py",
+         *(_ROOT / "sandbox" / rel for rel in ("chatwork/shell_oracle.py", "judge/witness.py", "judge/parse.py",
+                                               "judge/files.py", "agents/textcalls.py", "chatwork/formats.py")))
 
 
 @dataclass(frozen=True)
