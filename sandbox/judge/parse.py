@@ -9,10 +9,15 @@ after. Whatever is refused raises `Refused`, a ValueError: the caller scores it 
 from __future__ import annotations
 
 import json
+import re
+import sys
+from itertools import accumulate
 from typing import Any
 
 MAX_DEPTH = 64  # deeper than any answer, call or item file we grade; far below the interpreter's recursion limit
 MAX_BYTES = 4 << 20
+MAX_VALUES = 1_000_000  # values of a YAML document counted through its aliases; far above any file we grade
+CYCLE = sys.maxsize  # the depth of a value that contains itself
 
 
 class Refused(ValueError):
@@ -24,44 +29,63 @@ def _check_size(text: str | bytes, max_bytes: int) -> None:
         raise Refused(f"{len(text)} characters, more than the {max_bytes} a graded text may hold")
 
 
+# A whole JSON string, escapes included, or one left open, which runs to the end of the text (so every match attempt
+# succeeds: the scan stays linear). Removing them leaves the brackets that nest, found at the regular-expression
+# engine's speed rather than by a Python loop per character (agent event streams run to megabytes).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
 def json_depth(text: str | bytes) -> int:
     """The deepest bracket nesting of JSON text, counted outside strings, without recursion."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
+    steps = (1 if b in "[{" else -1 for b in _BRACKET.findall(_STRING.sub("", text)))
+    return max(accumulate(steps, initial=0))
+
+
+def _children(node: Any):
+    if isinstance(node, dict):
+        return node.values()
+    if isinstance(node, (list, tuple)):
+        return node
+    return None
+
+
+def _shape(value: Any) -> tuple[int, int]:
+    """(depth, values) of `value` read as a tree, without recursion. A container that several places share (a YAML
+    alias) is measured once and its measure reused, so a document of anchors that refer to anchors costs what its
+    text costs, while its expanded count (what any later walk would visit) is still told. A value that contains
+    itself (`&a [*a]`) is endless: (CYCLE, CYCLE)."""
+    measured: dict[int, tuple[int, int]] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, finished = stack.pop()
+        children = _children(node)
+        if children is None:
+            continue
+        key = id(node)
+        if finished:
+            depth, count = 1, 1
+            for child in children:
+                d, n = measured.get(id(child), (0, 1)) if _children(child) is not None else (0, 1)
+                depth, count = max(depth, d + 1), count + n
+            measured[key] = (depth, count)
+            on_path.discard(key)
+        elif key in on_path:
+            return CYCLE, CYCLE
+        elif key not in measured:
+            on_path.add(key)
+            stack.append((node, True))  # below its children: popped once all of them are measured
+            stack.extend((child, False) for child in children)
+    return measured.get(id(value), (0, 1))
 
 
 def value_depth(value: Any) -> int:
-    """How deep a parsed value nests (lists, tuples and dicts), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children = node.values()
-        elif isinstance(node, (list, tuple)):
-            children = node
-        else:
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
+    """How deep a parsed value nests (lists, tuples and dicts), without recursion; CYCLE for one that contains
+    itself."""
+    return _shape(value)[0]
 
 
 def bounded_json(text: str | bytes, *, max_depth: int = MAX_DEPTH, max_bytes: int = MAX_BYTES) -> Any:
@@ -92,6 +116,11 @@ def bounded_yaml(text: str, *, max_depth: int = MAX_DEPTH, max_bytes: int = MAX_
         raise Refused(f"nested past the parser's limit (over {max_depth} levels)") from None
     except yaml.YAMLError as exc:
         raise Refused(f"not YAML: {str(exc)[:300]}") from None
-    if value_depth(value) > max_depth:
+    depth, values = _shape(value)
+    if depth == CYCLE:
+        raise Refused("an alias refers to a node that contains it: the value is endless")
+    if depth > max_depth:
         raise Refused(f"nested more than {max_depth} levels deep")
+    if values > MAX_VALUES:  # anchors that repeat anchors: every later walk would visit each repeat
+        raise Refused(f"its aliases expand it to {values} values, more than the {MAX_VALUES} a document may hold")
     return value
