@@ -18,6 +18,7 @@ from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import Limits
+from sandbox.judge.parse import Refused, bounded_json
 
 if TYPE_CHECKING:
     import openai
@@ -186,12 +187,12 @@ class BuiltinAgent:
         calls = []  # (id, name, args or None, error, form)
         for c in reply["calls"]:
             try:
-                args = json.loads(c["arguments"] or "{}")
+                args = bounded_json(c["arguments"] or "{}")
                 calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], args, check_call(c["name"], args),
                               "native"))
-            except json.JSONDecodeError as exc:
+            except Refused as exc:  # too deep or too big is a broken call like bad JSON: the model is told
                 calls.append((c["id"] or f"call_{uuid.uuid4().hex[:8]}", c["name"], None,
-                              f"arguments are not valid JSON: {exc.msg}", "native"))
+                              f"arguments refused: {exc}", "native"))
         native = bool(calls)
         final = content
         if self.tool_format == "constrained":

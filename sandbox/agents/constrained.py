@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from sandbox.agents.tools import TOOL_SCHEMAS
+from sandbox.judge.parse import Refused, bounded_json
 
 DONE = "done"
 SCHEMA_NAME = "kbench_action"
@@ -38,9 +39,9 @@ SYSTEM = ("\n\nEvery reply of yours is one JSON object and nothing else. To use 
 
 def parse_action(content: str) -> tuple[str, str | None, dict | None, str | None]:
     """("call", name, arguments, None), ("done", None, None, message) or ("error", None, None, why)."""
-    try:
-        doc = json.loads(content)
-    except ValueError as exc:
+    try:  # bounded: a grammar keeps the shape, not the depth, and the reply is the model's text
+        doc = bounded_json(content)
+    except Refused as exc:
         return "error", None, None, f"the reply is not one JSON object: {exc}"
     if not isinstance(doc, dict) or not isinstance(doc.get("tool"), str):
         return "error", None, None, 'the reply has no "tool" naming the action'

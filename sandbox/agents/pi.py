@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.agents.builtin import SYSTEM_PROMPT
-from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.record import EventLog, SessionStats, parse_event
 from sandbox.agents.serverproxy import ServerProxy
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.engine.conditions import CONDITIONS, Condition
@@ -106,18 +106,18 @@ def _text_of(message: dict) -> str:
                    if isinstance(part, dict) and part.get("type") == "text")
 
 
+_DELTA = '{"type":"message_update"'  # how pi's JSON mode starts a delta line
+
+
 def stats_from_events(lines: list[str], events: EventLog) -> SessionStats:
     """Count what pi did from its JSON events, and copy them into events.jsonl."""
     stats = SessionStats()
     last_error = None
     for line in lines:
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError:
-            if line.strip():
+        ev = parse_event(line)
+        if ev is None:  # not an event, or one too deep to read safely (the model's arguments): kept as text
+            if line.strip() and not line.startswith(_DELTA):  # a delta unread is dropped as a read one is
                 events.write({"type": "pi_output", "text": line[:2000]})
-            continue
-        if not isinstance(ev, dict):
             continue
         kind = ev.get("type")
         if kind == "message_update":

@@ -8,6 +8,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from sandbox.judge.parse import MAX_DEPTH, Refused, bounded_json
+
+EVENT_DEPTH = 2 * MAX_DEPTH  # an agent's event wraps the model's message, its content and a call in levels of its own
+EVENT_BYTES = 64 << 20  # as much as one pi session may print in all (pi.py caps its output there)
+
 
 @dataclass
 class SessionStats:
@@ -83,6 +88,17 @@ class EventLog:
             fh.write(line + "\n")
 
 
+def parse_event(line: str, max_depth: int = EVENT_DEPTH) -> dict | None:
+    """One line of an event stream as its JSON object, or None: a line that is not one, or that nests past
+    `max_depth` (an agent's event carrying the model's call arguments thousands of brackets deep). Read with
+    bounded depth (judging rule 4), so such a line is the caller's to keep as text, never a RecursionError."""
+    try:
+        ev = bounded_json(line, max_depth=max_depth, max_bytes=EVENT_BYTES)
+    except Refused:
+        return None
+    return ev if isinstance(ev, dict) else None
+
+
 def read_events(path: Path):
     """The events of an events.jsonl, in order; lines that are not JSON objects are skipped."""
     path = Path(path)
@@ -90,9 +106,6 @@ def read_events(path: Path):
         return
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(ev, dict):
+            ev = parse_event(line, max_depth=2 * EVENT_DEPTH)  # our lines wrap an agent's event in one more level
+            if ev is not None:
                 yield ev
