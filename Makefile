@@ -56,10 +56,10 @@ demo: setup
 
 # pytest's exit 5 (nothing collected) is a failure like any other
 PYTEST_RC := rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
-# The default suite spends about half its time waiting (sessions, servers, safety stops), so on 2 cores four
-# workers pay; each worker leases sandbox uids of its own, and a module with a shared fixture runs on one worker
-# (tests/conftest.py). The slowest tests show in every log.
-TEST_WORKERS ?= 4
+# Two pytest-xdist workers: on 2 cores the suite is mostly CPU now (kernel graders, strace'd sweeps), and four
+# workers took longer than two (bench/RESULTS.md). Each worker leases sandbox uids of its own, and a module with a
+# shared fixture runs on one worker (tests/conftest.py). The slowest tests show in every log.
+TEST_WORKERS ?= 2
 
 # ruff first (its rules are in pyproject.toml): a lint failure stops the target before the long pytest run
 test: setup

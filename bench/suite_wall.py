@@ -25,12 +25,14 @@ def pytest_command() -> list[str]:
     return shlex.split(line.split(";")[0].lstrip("@"))
 
 
-def one_run(hogs: int) -> dict:
+def one_run(hogs: int, log: str | None) -> dict:
     hogged = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(hogs)]
     try:
         started = time.monotonic()
         cp = subprocess.run(pytest_command(), cwd=REPO, capture_output=True, text=True)
         wall = time.monotonic() - started
+        if log:
+            Path(log).write_text(cp.stdout + cp.stderr)
     finally:
         for h in hogged:
             h.kill()
@@ -45,13 +47,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hogs", type=int, default=0)
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--log", help="where each run's whole pytest output goes (RUN is replaced by the run's number)")
     args = ap.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                             text=True).stdout.strip()
     print("command:", " ".join(pytest_command()), flush=True)
     bad = 0
     for n in range(args.runs):
-        r = one_run(args.hogs)
+        r = one_run(args.hogs, args.log.replace("RUN", str(n + 1)) if args.log else None)
         c = r["counts"]
         print(f"| {commit} | {args.hogs} hogs | run {n + 1} | {r['wall'] / 60:.1f} min | {c.get('passed', 0)} passed | "
               f"{c.get('failed', 0)} failed | {c.get('error', 0) + c.get('errors', 0)} errors | exit {r['rc']} |",
