@@ -31,7 +31,7 @@ from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.export import LOCAL_ONLY, validate_results, validate_rows
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
-from sandbox.judge.parse import json_depth
+from sandbox.judge.parse import Refused, bounded_json
 
 MAX_FILE_BYTES = 512 << 20  # a results file of some hundred thousand attempts; more is not one
 MAX_DEPTH = 32  # a results file nests some eight levels (a manifest's settings the deepest)
@@ -101,14 +101,12 @@ def _runs_of_file(path: Path) -> list[dict]:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ValueError(f"{path}: cannot be read ({exc.strerror})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ValueError(f"{path}: more than the {MAX_FILE_BYTES} bytes a results file may hold")
-    if json_depth(data) > MAX_DEPTH:
-        raise ValueError(f"{path}: nested more than {MAX_DEPTH} levels deep; not a results file")
     try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        doc = bounded_json(data.decode("utf-8"), max_depth=MAX_DEPTH, max_bytes=MAX_FILE_BYTES)
+    except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not a JSON file ({exc})") from None
+    except Refused as exc:
+        raise ValueError(f"{path}: not a JSON file we read: {exc}") from None
     try:
         validate_results(doc)
     except ValueError as exc:
