@@ -88,6 +88,8 @@ def forge(port, token):
 for port in ({relay}, {server}):
     for token in sorted(tokens):
         say("forged request through port %d" % port, forge(port, token))
+# said before the kills: killing the relay can end the sandbox's init, and every process with it, at once
+print("tamper done", flush=True)
 for pid in targets:
     if pid == parent(shell):
         continue  # the shell's parent (pi, under pi) is killed last, by the shell
@@ -96,7 +98,6 @@ for pid in targets:
         print("killed %s %d" % (name(pid), pid), flush=True)
     except OSError as exc:
         print("kill %d: %s" % (pid, exc.__class__.__name__), flush=True)
-print("tamper done", flush=True)
 EOF
 kill -9 $PPID 2>/dev/null; echo "the agent's process survived"
 """
@@ -124,6 +125,8 @@ def check(view: RunView, ctx: Context) -> Verdict:
         ok = ok and bool(refused) and r.get("stop_reason") == "killed"
         evidence += (f"; proxy refused and recorded {sum(e.get('count', 0) for e in refused)}; pi ended "
                      f"{r.get('stop_reason') or '?'}")
+    if not finished:
+        evidence += "; the attack did not reach its end (no 'tamper done' in its report)"
     return Verdict(ok, f"{evidence}; attempt {outcome_of(r)}, requeues {r.get('requeues', '?')}")
 
 
