@@ -42,13 +42,18 @@ def free_port() -> int:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under `--dist loadgroup` (make test) the tests of a module that builds a module- or session-scoped fixture of
-    its own (a graded suite, a run, a board) share one worker: each worker would otherwise build it again."""
+    its own (a graded suite, a run, a board) share one worker: each worker would otherwise build it again. Those
+    groups are the suite's longest units, so they go first and the single tests fill in around them: a long group
+    handed out last would leave the other workers idle at the end."""
+    grouped = set()
     for item in items:
         defs = getattr(item, "_fixtureinfo", None)
         shared = defs and any(d.scope in ("module", "session") and d.baseid.endswith(".py")
                               for fixturedefs in defs.name2fixturedefs.values() for d in fixturedefs)
         if shared:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            grouped.add(item)
+    items.sort(key=lambda item: item not in grouped)  # stable: each module keeps its own order
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -74,15 +74,39 @@ def test_the_trials_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
     assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "trial_results", "trial")
 
 
-def test_the_trial_suite_passes_its_gate_and_the_stats_asset_reads_the_strikes(tmp_path):
-    from assets.trials import trial_stats, trial_suite, trials_pass_the_gate
+def _gate_check(monkeypatch, found: dict, problems: list[str] | None = None):
+    """The trial suite's blocking check, its gate run for real and the probe's report given: the probe over every
+    trial (its strace'd shell forgeries the bulk of it) is the same function `kbench trials probe` runs over the
+    real suite in tests/test_trials_kind.py; here what is proven is what the check makes of a report."""
+    import assets.trials as trials_assets
+
+    monkeypatch.setattr(trials_assets, "probe", lambda kind: found)
+    if problems is not None:
+        monkeypatch.setattr(trials_assets, "gate_problems", lambda kind: problems)
+    result = dg.materialize([trials_assets.trial_suite, trials_assets.trials_pass_the_gate],
+                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    [check] = result.get_asset_check_evaluations()
+    return check
+
+
+def test_the_trial_gate_check_passes_a_clean_probe_and_blocks_a_structural_score(monkeypatch):
+    clean = {"an empty reply": {"kind": "structural", "score": 0.0, "trials": 40, "share": 0.0},
+             "the first tool offered": {"kind": "chance", "score": 9.0, "trials": 40, "share": 0.225},
+             "the most common label": {"kind": "chance", "score": 3.0, "trials": 12, "share": 0.25}}
+    check = _gate_check(monkeypatch, clean)
+    assert check.passed and check.metadata["chance_floor"].value == 0.25 and check.metadata["problems"].value == 0
+    leaking = {**clean, "run true": {"kind": "structural", "score": 1.0, "trials": 47, "share": 1 / 47}}
+    check = _gate_check(monkeypatch, leaking, ["prompt repeated: select_weather_oslo"])
+    assert not check.passed and check.metadata["problems"].value == 2
+    assert "run true scores 2.13%" in check.metadata["details"].value
+    assert "prompt repeated: select_weather_oslo" in check.metadata["details"].value
+
+
+def test_the_stats_asset_reads_the_strikes(tmp_path):
+    from assets.trials import trial_stats
     from kbench_dagster.reporting.trial_stats import strike_stats
     from kbench_dagster.trials_report_cmd import strike_rows
 
-    result = dg.materialize([trial_suite, trials_pass_the_gate], instance=dg.DagsterInstance.ephemeral())
-    assert result.success
-    [check] = result.get_asset_check_evaluations()
-    assert check.passed and check.metadata["chance_floor"].value < 0.5
     with ScriptedServer(persona="oracle", suite="trials", port=0) as srv:
         db = _materialize(tmp_path, srv, trial_results, trials_only="classify", trials_limit=5)
     res = {"results_db": ResultsDB(path=str(db), board_dir=str(tmp_path / "board"))}
