@@ -56,10 +56,10 @@ demo: setup
 
 # pytest's exit 5 (nothing collected) is a failure like any other
 PYTEST_RC := rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; fi; exit $$rc
-# Two pytest-xdist workers: on 2 cores the suite is mostly CPU now (kernel graders, strace'd sweeps), and four
-# workers took longer than two (bench/RESULTS.md). Each worker leases sandbox uids of its own, and a module with a
-# shared fixture runs on one worker (tests/conftest.py). The slowest tests show in every log.
-TEST_WORKERS ?= 2
+# Four pytest-xdist workers: with them the suite keeps both cores 96% busy (bench/suite_wall.py) and took 8.2 min
+# quiet; two took 9.9 min at 88% (bench/RESULTS.md). Each worker leases sandbox uids of its own, and a module with
+# a shared fixture runs on one worker, first (tests/conftest.py). The slowest tests show in every log.
+TEST_WORKERS ?= 4
 
 # ruff first (its rules are in pyproject.toml): a lint failure stops the target before the long pytest run
 test: setup

@@ -21,7 +21,6 @@ from gpu.integrity import FileGuard
 from gpu.models import KernelTask
 from gpu.rand import Rand
 
-VALIDATE_PERCENT = 30  # of the timed calls, besides the last one, checked right after they return
 STAGED_SET_BUDGET = 2**30  # staged input sets live twice (device and host shared memory): keep the host side small
 
 ShapeList = list[tuple[str, dict]]  # (group, shape): the public ones first, then the hidden ones
@@ -191,7 +190,7 @@ class Grading:
         samples, walls = [], []
         for k in range(n_calls):
             c, wire = cases[k % n_sets], wires[k % n_sets]
-            check_this = k == n_calls - 1 or secrets.randbelow(100) < VALIDATE_PERCENT
+            check_this = k == n_calls - 1 or secrets.randbelow(100) < cfg.validate_percent
             dist = task.distributions[k % len(task.distributions)]
             c.refresh(task, ref, shape, int(rng.randint(0, 2**62, 1)), dist, dev, expect=check_this)
             child.refill_wire(wire, c.args)

@@ -110,6 +110,14 @@ def test_adversarial_fixture_is_rejected(graded, path):
     assert r["score"] in (0.0, None)
 
 
+def test_on_the_cpu_every_timed_call_is_validated(graded):
+    """skip_calls computes one timed call in three and bets the others go unchecked. With a secret 30% checked it
+    got through about once in 700 CPU gradings (a make test run saw it pass); checking every call catches it at
+    the first one it skips, the first timed call, every time."""
+    r = graded[("fixture", "skip_calls")]
+    assert r["status"] == "incorrect" and "timed call 1 of" in r["reason"], r["reason"]
+
+
 def test_every_cheat_ends_incorrect_or_rejected():
     """The fixtures the issue names all expect incorrect or cheat_rejected (the others test plain failures)."""
     plain = {"syntax_error", "hang", "crash", "cuda_extension", "half_reply"}  # half_reply: the grader must not hang
