@@ -27,9 +27,9 @@ def test_does_not(n):
 '''
 
 
-def _pytest(folder: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=folder,
-                          capture_output=True, text=True, env=env, timeout=300)
+                          capture_output=True, text=True, timeout=300)
 
 
 def _project(tmp_path: Path, body: str) -> Path:
