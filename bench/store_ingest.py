@@ -26,8 +26,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kbench_dagster.ingest import ALL_TABLES  # noqa: E402
-from kbench_dagster.store import SCHEMA, ResultsStore, RunManifest  # noqa: E402
+from kbench_dagster.store import SCHEMA, TABLES, ResultsStore, RunManifest  # noqa: E402
 from kbench_dagster.views import SCORED_VIEW  # noqa: E402
 
 FAMILIES = ("classify", "extract", "tool_call", "refuse", "route")
@@ -69,7 +68,7 @@ def cell(run_id: str, n: int) -> dict[str, list[dict]]:
              "attempts": n, "infra_failures": 0, "started_at": start,
              "finished_at": start + datetime.timedelta(seconds=n // 60)}]
     filled = {"trial_results": trials, "events_summary": events, "requests": requests, "runs": runs}
-    return {t: filled.get(t, []) for t in ALL_TABLES}
+    return {t: filled.get(t, []) for t in TABLES}
 
 
 def manifest(run_id: str) -> dict:

@@ -35,15 +35,49 @@ COMMANDS = {
 }
 
 
+# how `kbench --help` lists the commands: every command in one group (tests/test_cli.py checks)
+GROUPS = {
+    "agent runs": ("run", "demo", "list", "show", "estimate", "import-tasks", "swe", "discover"),
+    "other kinds of work": ("kernels", "textjobs", "trials", "capability", "breakdown"),
+    "results": ("report", "board", "compare", "triage", "export", "collect", "import", "regrade", "sql"),
+    "servers": ("serve-local", "serve-scripted", "endpoints", "models"),
+    "pipeline": ("ui", "deploy"),
+    "checks": ("validate", "audit", "selftest"),
+}
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kbench-dagster")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def _grouped(sub) -> str:
+    helps = {a.dest: a.help or "" for a in sub._choices_actions}
+    out = []
+    for title, names in GROUPS.items():
+        shown = [n for n in names if n in helps]
+        if shown:
+            out.append(f"{title}:\n" + "\n".join(f"  {n:<15} {helps[n]}" for n in shown))
+    return "\n\n".join(out) + "\n\n`kbench COMMAND --help` tells more of one command."
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser for `command` (its module's commands only), or for every command."""
-    p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.")
+    """The parser for `command` (its module's commands only), or for every command, listed by group."""
+    p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.",
+                                usage="kbench [-h] [--version] [--suite SUITE] COMMAND ...",
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"kbench {_version()}")
     p.add_argument("--suite", default="kbench",
                    help="suite name or folder (default kbench); `run --suite kernels`: the GPU kernel tasks")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS)
     adders = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for module, function in adders:
         getattr(importlib.import_module(module), function)(sub)
+    p.epilog = _grouped(sub)
     return p
 
 

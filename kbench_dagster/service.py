@@ -16,24 +16,13 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kbench_dagster.ingest import (
-    ALL_TABLES,
-    BREAKDOWN,
-    CAPABILITY,
-    KERNELS,
-    TEXTJOBS,
-    TRIALS,
-    cell_of,
-    cells_of,
-    ingest_run,
-    store_cell,
-    write_key,
-)
-from kbench_dagster.store import ResultsStore
+from kbench_dagster.ingest import cell_of, cells_of, ingest_run, store_cell, write_key
+from kbench_dagster.store import TABLES, ResultsStore
 from sandbox.engine.attempt_records import done_keys
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.engine.records import check_run_id
+from sandbox.engine.registry import card, is_registered, kind_of
 from sandbox.engine.regrade import RegradeSummary, regrade_run
 from sandbox.engine.runs import Runner
 from sandbox.engine.spec import RunSpec, plan
@@ -43,7 +32,7 @@ from sandbox.isolation.limits import AGENT_LIMITS, GB
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.hardware import HardwareClass
 from sandbox.servers.probe import wait_for_server
-from task_defs import Suite, load_suite
+from task_defs import Suite
 from task_defs.loader import select
 
 DEFAULT_URL = "http://127.0.0.1:8093/v1"
@@ -114,38 +103,7 @@ def settings_of(**fields) -> RunSettings:
 
 def verdict_table(kind_name: str) -> str:
     """The table that holds a kind's verdicts (what a regrade rewrites)."""
-    if kind_name == KERNELS:
-        return "kernel_gradings"
-    if kind_name == TEXTJOBS:
-        return "textjob_replies"
-    if kind_name == TRIALS:
-        return "trial_results"
-    if kind_name == CAPABILITY:
-        return "capability_results"
-    return "breakdown_answers" if kind_name.startswith(BREAKDOWN) else "gradings"
-
-
-def kind_of(suite: str) -> WorkKind:
-    """The kind of work a suite name means: the kernel tasks, the text jobs, or a suite of agent tasks (a name or
-    a folder)."""
-    if suite == KERNELS:
-        from gpu.kind import KernelTasks  # torch is loaded only for kernel runs
-
-        return KernelTasks()
-    # each chat kind is imported only where it is asked for: a command that runs one loads none of the others
-    if suite == TEXTJOBS:
-        from sandbox.chatwork.textjobs import TextJobs
-
-        return TextJobs()
-    if suite == TRIALS:
-        from sandbox.chatwork.trials import ToolTrials
-
-        return ToolTrials()
-    if suite == CAPABILITY:
-        from sandbox.chatwork.capability import CapabilityItems
-
-        return CapabilityItems()
-    return AgentTasks(load_suite(suite))
+    return card(kind_name).table
 
 
 def select_units(kind: WorkKind, wanted: str | None) -> list:
@@ -244,8 +202,7 @@ def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result:
 
 def kind_suffix(kind_name: str) -> str:
     """What sets a kind's run ids and store keys apart from the agent tasks' ("" for an agent-task suite)."""
-    special = kind_name in (KERNELS, TEXTJOBS, TRIALS) or kind_name.startswith(BREAKDOWN)
-    return f"-{kind_name}" if special else ""
+    return f"-{kind_name}" if card(kind_name).run_suffix else ""
 
 
 def cell_run_id(agent: str, model_key: str, cell: str, kind: WorkKind) -> str:
@@ -273,18 +230,13 @@ class RegradeOutcome:
 
 
 def kind_of_run(runs_root: Path, run_id: str, suite: str) -> WorkKind:
-    """The kind a stored run was made of: its manifest says kernels or text jobs, else it is the given agent-task
+    """The kind a stored run was made of: the registered kind its manifest names, else the given agent-task
     suite."""
     path = Path(runs_root) / check_run_id(run_id) / "manifest.json"
     if not path.exists():
         raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
-    manifest = json.loads(path.read_text())
-    name = manifest["suite"]["name"]
-    if name.startswith(BREAKDOWN):
-        from sandbox.chatwork.breakdown import breakdown_kind
-
-        return breakdown_kind(name)
-    return kind_of(name if name in (KERNELS, TEXTJOBS, TRIALS, CAPABILITY) else suite)
+    name = json.loads(path.read_text())["suite"]["name"]
+    return kind_of(name if is_registered(name) else suite)
 
 
 def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: ResultsStore, cfg: IsolationConfig,
@@ -308,6 +260,6 @@ def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: Resul
         held = store.partition_of(run_id, condition, seed)
         key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
         # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt
-        tables = (verdict_table(kind.name),) if held else ALL_TABLES
+        tables = (verdict_table(kind.name),) if held else TABLES
         stored.update(store_cell(store, run_dir, condition, seed, key, tables=tables))
     return RegradeOutcome(run_id, summary, dict(stored))

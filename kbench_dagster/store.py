@@ -21,30 +21,10 @@ from pathlib import Path
 import duckdb
 
 from kbench_dagster.views import SCORED_VIEW
+from sandbox.engine.agent_rows import ATTEMPT_COLUMNS, GRADING_COLUMNS
 
 DEFAULT_DB = Path(os.environ.get("KBENCH_DB", Path(__file__).resolve().parent.parent / ".state" / "kbench.duckdb"))
 
-ATTEMPT_COLUMNS = {
-    "partition_key": "VARCHAR", "run_id": "VARCHAR", "model": "VARCHAR", "agent": "VARCHAR",
-    "condition": "VARCHAR", "task": "VARCHAR", "seed": "INTEGER", "category": "VARCHAR", "tier": "VARCHAR",
-    "outcome": "VARCHAR", "infra": "BOOLEAN", "infra_error": "VARCHAR", "requeues": "INTEGER",
-    "duration_s": "DOUBLE", "wall_s": "DOUBLE", "test_duration_s": "DOUBLE", "turns": "INTEGER",
-    "input_tokens": "BIGINT", "output_tokens": "BIGINT", "cutoffs": "INTEGER", "tool_calls": "INTEGER",
-    "native_calls": "INTEGER", "text_calls": "INTEGER", "tool_errors": "INTEGER", "tool_format_errors": "INTEGER",
-    "watchdog_kills": "INTEGER", "test_kills": "INTEGER", "outside_writes": "INTEGER", "false_claim": "BOOLEAN",
-    "agent_timeout": "BOOLEAN", "over_budget": "BOOLEAN", "latency_budget_s": "DOUBLE",
-    "sampling": "VARCHAR", "endpoint": "VARCHAR", "engine": "VARCHAR", "quant": "VARCHAR", "hardware": "VARCHAR",
-    "hardware_class": "VARCHAR", "requests": "INTEGER", "ttft_s": "DOUBLE", "gen_tok_s": "DOUBLE",
-    "server_gen_tok_s": "DOUBLE",
-    "stop_reason": "VARCHAR", "server_error": "VARCHAR", "detail": "VARCHAR",
-    "final_message": "VARCHAR", "suite_fingerprint": "VARCHAR", "isolation": "VARCHAR", "server_url": "VARCHAR",
-    "started_at": "TIMESTAMP", "finished_at": "TIMESTAMP", "record_path": "VARCHAR",
-}
-GRADING_COLUMNS = {
-    "partition_key": "VARCHAR", "run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR",
-    "task": "VARCHAR", "seed": "INTEGER", "outcome": "VARCHAR", "detail": "VARCHAR", "test_duration_s": "DOUBLE",
-    "suite_fingerprint": "VARCHAR", "regraded": "BOOLEAN", "graded_at": "TIMESTAMP",
-}
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS attempts ({", ".join(f'"{c}" {t}' for c, t in ATTEMPT_COLUMNS.items())});
 CREATE TABLE IF NOT EXISTS gradings ({", ".join(f'"{c}" {t}' for c, t in GRADING_COLUMNS.items())});

@@ -94,6 +94,26 @@ def test_each_command_loads_only_its_own_module_and_the_table_names_every_comman
     assert out.stdout.strip() == "[]"
 
 
+def test_help_lists_every_command_once_in_its_group_and_version_says_the_release(capsys):
+    from kbench_dagster.cli import COMMANDS, GROUPS
+
+    grouped = [c for names in GROUPS.values() for c in names]
+    assert sorted(grouped) == sorted(COMMANDS)  # each command in exactly one group
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "COMMAND ..." in out.splitlines()[0]
+    for title, names in GROUPS.items():
+        block = out.split(f"\n{title}:\n")[1].split("\n\n")[0]
+        assert [line.split()[0] for line in block.splitlines()] == list(names), title
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    import tomllib
+
+    release = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert capsys.readouterr().out.strip() == f"kbench {release}"
+
+
 def test_a_mistyped_command_lists_every_command(capsys):
     with pytest.raises(SystemExit):
         main(["trails", "run"])

@@ -5,9 +5,10 @@ never followed (sandbox/engine/attempt_records.py, rule 3 of sandbox/judge/)."""
 import json
 from pathlib import Path
 
-from kbench_dagster.ingest import textjob_row
 from kbench_dagster.reporting.triage import render_evidence, triage
+from sandbox.chatwork.textjobs import textjob_rows
 from sandbox.engine.attempt_records import FolderRecord
+from sandbox.engine.registry import RowSource
 
 SECRET = "host-only-secret-4711"
 
@@ -39,5 +40,6 @@ def test_triage_and_ingest_show_none_of_a_linked_secret(tmp_path):
     r = {"task": "fizz", "condition": "base", "seed": 1, "outcome": "crash", "record_path": str(rec)}
     assert SECRET not in repr(triage([r]))
     assert SECRET not in render_evidence([r], "fizz")
-    row = textjob_row({**r, "task": "job.item"}, FolderRecord(rec))
+    text = {**r, "task": "job.item"}
+    [row] = textjob_rows(RowSource(text, text, FolderRecord(rec), {}, None))["textjob_replies"]
     assert row["reply"] is None

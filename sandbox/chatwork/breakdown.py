@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
+from sandbox.engine.registry import KindCard, RowSource
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import fresh_dir
 from sandbox.judge.parse import Refused, bounded_json
@@ -201,3 +202,29 @@ def breakdown_kind(name: str, jobs: list[BreakdownJob] | None = None):
     if way not in KINDS or wording not in ("tested", "first"):
         raise ValueError(f"{name!r} is not a breakdown kind (breakdown-WAY-WORDING)")
     return KINDS[way](wording, jobs)
+
+
+def breakdown_rows(src: RowSource) -> dict[str, list[dict]]:
+    """One breakdown_answers row per item a unit answered (an infra attempt: one row per item it should have)."""
+    r = src.result
+    b = r.get("breakdown") or {}
+    base = {**{c: r.get(c) for c in ("run_id", "model", "agent", "condition", "seed", "outcome", "infra_error",
+                                      "suite_fingerprint", "graded_at")},
+            "way": r.get("category"), "wording": r.get("tier")}
+    job = b.get("job") or r["task"].partition(".")[0]
+    items = b.get("items") or {r["task"].partition(".")[2] or r["task"]: {"parse": None, "right": None}}
+    return {"breakdown_answers": [{**base, "job": job, "item": item, "parse": v["parse"], "right": v["right"],
+                                   "answer": v.get("answer")} for item, v in items.items()]}
+
+
+def _persona(name: str):
+    if name not in ("oracle", "noisy"):
+        return None
+    from sandbox.servers.scripted.personas import BreakdownPersona
+
+    return BreakdownPersona(name)
+
+
+# the family's runs are named breakdown-WAY-WORDING; the scripted server answers all of them as "breakdown"
+CARD = KindCard(name=PREFIX.rstrip("-"), table="breakdown_answers", make=breakdown_kind, rows=breakdown_rows,
+                family=True, personas=_persona)

@@ -24,6 +24,7 @@ from pathlib import Path
 from sandbox.chatwork.judge import JudgeFailed
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
+from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.workdirs import fresh_dir
@@ -234,3 +235,37 @@ def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: Iso
     return [CheckResult(name, w, verdicts.get(name) == "pass",
                         "" if verdicts.get(name) == "pass" else verdicts.get(name) or f"not reached ({outcome})")
             for name, w in check_names(item)], outcome
+
+
+def capability_rows(src: RowSource) -> dict[str, list[dict]]:
+    """A capability_results row: the item's score with its latest grading applied (a regrade with a judge grades
+    the pending ones), its checks, the judge's votes and the final reply kept."""
+    r = src.result
+    c = r.get("capability") or {}
+    kept = src.record.file_text("replies.json", 4 * REPLY_CHARS)
+    try:
+        replies = json.loads(kept).get("replies") if kept else None
+    except ValueError:  # cut at the store's limit
+        replies = None
+    return {"capability_results": [{
+        **{k: r.get(k) for k in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
+                                 "input_tokens", "output_tokens", "infra_error", "suite_fingerprint", "graded_at",
+                                 "detail")},
+        "item": r["task"], "category": c.get("category") or r.get("category"),
+        "tier": c.get("tier") or r.get("tier"), "grader": c.get("grader"), "score": c.get("score"),
+        "refusal": c.get("refusal"), "checks": json.dumps(c.get("checks")) if c.get("checks") is not None else None,
+        "judge": json.dumps(c.get("judge")) if c.get("judge") is not None else None,
+        "context_tokens": c.get("context_tokens"),
+        "reply": (replies[-1] if replies else None) and replies[-1][:REPLY_CHARS], **src.endpoint}]}
+
+
+def _persona(name: str):
+    if name != "oracle":
+        return None
+    from sandbox.servers.scripted.personas import CapabilityPersona
+
+    return CapabilityPersona()
+
+
+CARD = KindCard(name=NAME, table="capability_results", make=lambda suite: CapabilityItems(), rows=capability_rows,
+                run_suffix=False, personas=_persona)

@@ -35,6 +35,7 @@ from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession, call_arguments, server_broke
 from sandbox.engine.jsonlines import json_bytes, json_value
 from sandbox.engine.kinds import Verdict
+from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
 from task_defs.trials.grading import Answer, Call, answer_shape, grade, work_grade
@@ -254,3 +255,30 @@ class ToolTrials:
             "rounds": len(replies_of(exchange)), "elicitation": self.elicitation.get(mode),
             "shape": answer_shape(unit.trial), "rules": self.rules}},
             output=f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) {cause or ''} {v.detail}\n")
+
+
+def trial_rows(src: RowSource) -> dict[str, list[dict]]:
+    """A trial_results row: the trial's verdict with its latest grading applied, the endpoint it ran on, and the
+    kept exchange (the replies as the server sent them: the evidence the board shows)."""
+    r = src.result
+    t = r.get("trial") or {}
+    return {"trial_results": [{
+        **{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
+                                 "infra_error", "suite_fingerprint", "graded_at")},
+        "trial": r["task"], "family": r.get("category"), "grade": r.get("tier"), "oracle": t.get("oracle"),
+        "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
+        "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),
+        **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")},
+        "exchange": src.record.file_text("reply.json", REPLY_CHARS), **src.endpoint}]}
+
+
+def _persona(name: str):
+    if name not in ("oracle", "null"):
+        return None
+    from sandbox.servers.scripted.personas import TrialPersona
+
+    return TrialPersona(name)
+
+
+CARD = KindCard(name=NAME, table="trial_results", make=lambda suite: ToolTrials(), rows=trial_rows,
+                personas=_persona)

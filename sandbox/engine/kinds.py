@@ -19,10 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from sandbox.engine.agent_rows import agent_task_rows
+from sandbox.engine.registry import KindCard
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.session import SessionResult
 from sandbox.tasks.grading import grade, missing_requirements, task_isolation
 from sandbox.tasks.validation import prepare_workdir
+from task_defs.loader import load_suite
 from task_defs.models import Suite, Task
 
 if TYPE_CHECKING:
@@ -128,3 +131,8 @@ class AgentTasks:
 def as_kind(work) -> WorkKind:
     """A loaded suite is the agent-task kind; anything else is taken to be a kind already."""
     return AgentTasks(work) if isinstance(work, Suite) else work
+
+
+# any suite name no registered kind claims (sandbox/engine/registry.py): a bundled suite or a folder of tasks
+CARD = KindCard(name="", table="gradings", make=lambda suite: AgentTasks(load_suite(suite)), rows=agent_task_rows,
+                run_suffix=False)

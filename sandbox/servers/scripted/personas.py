@@ -153,17 +153,14 @@ class OraclePersona:
 
     name = "oracle"
 
-    def __init__(self, suite="kbench"):
-        if suite == "kernels":  # the kernel tasks: their index lives with the kernel tasks
-            from gpu.oracle import KernelTaskIndex
-
-            self.index = KernelTaskIndex()
-        else:
+    def __init__(self, suite="kbench", index=None):
+        if index is None:  # a kind with tasks of its own brings their index (the kernel tasks do)
             from sandbox.servers.scripted.oracle import (
                 TaskIndex,  # task_defs and pydantic only where the oracle is used
             )
 
-            self.index = TaskIndex(suite)
+            index = TaskIndex(suite)
+        self.index = index
 
     def find(self, conv: Conversation):
         """The task of a conversation: by its first user message, else any later user or system message."""
@@ -484,14 +481,11 @@ class ReplayPersona:
 def make_persona(name: str, suite="kbench", replay_path: str | Path | None = None,
                  chaos_kinds: tuple[ChaosKind, ...] = CHAOS_KINDS) -> Persona:
     """A persona by name; raises ValueError for an unknown name, ReplayFileError for a bad replay file."""
-    if suite == "textjobs" and name in ("oracle", "noisy"):
-        return TextJobPersona(name)
-    if suite == "breakdown" and name in ("oracle", "noisy"):
-        return BreakdownPersona(name)
-    if suite == "trials" and name in ("oracle", "null"):
-        return TrialPersona(name)
-    if suite == "capability" and name == "oracle":
-        return CapabilityPersona()
+    from sandbox.engine.registry import persona  # a kind's own personas: only its module is loaded
+
+    own = persona(suite, name)
+    if own is not None:
+        return own
     if name == "noisy":
         raise ValueError("persona 'noisy' answers the text jobs or the breakdown jobs: give suite 'textjobs' or "
                          "'breakdown'")

@@ -1,0 +1,103 @@
+"""The kinds of work by name: the one place that maps a suite name to the module of its kind.
+
+Central code (the service, ingest, regrade, the scripted server) asks here and never compares a kind's name
+itself; a test (tests/test_kind_registry.py) keeps it so. Each kind's module declares what the rest of the system
+needs of it as a `KindCard` named `CARD`: how to make the kind, the table its verdicts live in, how one attempt's
+record becomes rows, whether its run ids carry its name, and its scripted personas. Modules are imported only when
+their kind is asked for, so a command that runs one kind loads none of the others (and no torch but for kernels).
+
+A suite name that no entry claims is a suite of agent tasks (a bundled suite or a folder): sandbox/engine/kinds.py.
+A kind from elsewhere is one `register(name, module)` call; the module's CARD does the rest
+(sandbox/engine/adding-a-kind.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sandbox.engine.attempt_records import AttemptRecord
+    from sandbox.engine.kinds import WorkKind
+
+AGENT_TASKS = "sandbox.engine.kinds"
+REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
+# name -> module holding its CARD; a family's name also claims every "name-..." (the breakdown's ways and wordings)
+_MODULES: dict[str, str] = {
+    "kernels": "gpu.kind",
+    "textjobs": "sandbox.chatwork.textjobs",
+    "trials": "sandbox.chatwork.trials",
+    "capability": "sandbox.chatwork.capability",
+    "breakdown": "sandbox.chatwork.breakdown",
+}
+
+
+@dataclass(frozen=True)
+class RowSource:
+    """One attempt as ingest hands it to a kind's row mapper."""
+
+    result: dict  # the result with its latest grading applied
+    recorded: dict  # the result as the run recorded it
+    record: AttemptRecord  # its files (replies, events), read without following links
+    endpoint: dict  # what every row of the run says of its endpoint
+    server_url: str | None
+
+
+@dataclass(frozen=True)
+class KindCard:
+    """What the rest of the system needs of a kind, declared in the kind's own module."""
+
+    name: str  # the suite name that selects it (with family=True, also every "name-...")
+    table: str  # the table that holds its verdicts: what a regrade rewrites
+    make: Callable[[str], WorkKind]  # the kind for a suite name it claims
+    rows: Callable[[RowSource], dict[str, list[dict]]]  # one attempt's rows, by table
+    family: bool = False
+    # whether its run ids and store keys carry its name; the agent tasks' do not, and the capability items' never
+    # did (their partitions, under agent "api", were keyed without it; changing it would strand stored rows)
+    run_suffix: bool = True
+    personas: Callable[[str], object | None] | None = None  # its scripted persona by name, or None
+
+    def claims(self, suite: str) -> bool:
+        return suite == self.name or (self.family and suite.startswith(self.name + "-"))
+
+
+def register(name: str, module: str) -> None:
+    """A kind defined elsewhere: its module is imported when a suite named `name` is asked for."""
+    _MODULES[name] = module
+
+
+def _entry(suite: str) -> str | None:
+    for name, module in _MODULES.items():
+        if suite == name or suite.startswith(name + "-"):
+            card = importlib.import_module(module).CARD
+            if card.claims(suite):
+                return module
+    return None
+
+
+def own_card(suite: str) -> KindCard | None:
+    """The card of the kind a suite name selects, or None for a suite of agent tasks (nothing of theirs loaded)."""
+    module = _entry(suite)
+    return importlib.import_module(module).CARD if module else None
+
+
+def card(suite: str) -> KindCard:
+    """The card of the kind a suite name selects: a registered kind, else the agent tasks."""
+    return own_card(suite) or importlib.import_module(AGENT_TASKS).CARD
+
+
+def is_registered(suite: str) -> bool:
+    return _entry(suite) is not None
+
+
+def kind_of(suite: str) -> WorkKind:
+    return card(suite).make(suite)
+
+
+def persona(suite, name: str):
+    """The persona a kind scripts for itself under `name` (oracle, null, noisy), or None; a loaded suite of agent
+    tasks (the scripted server takes one) has none of its own."""
+    c = own_card(suite) if isinstance(suite, str) else None
+    return c.personas(name) if c and c.personas else None
