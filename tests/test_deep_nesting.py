@@ -10,12 +10,13 @@ from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.breakdown import BreakdownAgent, BreakdownBatch
 from sandbox.chatwork.capability import REPLIES, CapabilityItems, calls_reply
+from sandbox.chatwork.oracle import TextJobPersona
 from sandbox.chatwork.textjobs import TextJobs
-from sandbox.chatwork.trials import ToolTrials
+from sandbox.chatwork.trials import ToolTrials, TrialPersona
 from sandbox.engine.attempt_records import records_of
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted import ScriptedServer
-from sandbox.servers.scripted.personas import Conversation, Reply, TextJobPersona, ToolCall, TrialPersona
+from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
 from task_defs.breakdown.prompts import ANSWERS_FILE
 from task_defs.trials.grading import reference_answer
 from task_defs.trials.loader import normalise, normalised_prompt
@@ -196,7 +197,7 @@ def test_a_deep_breakdown_answer_holds_no_answers_in_any_way(tmp_path):
 
 
 def test_a_deep_breakdown_reply_loses_its_way_the_items_not_the_run(tmp_path):
-    from sandbox.servers.scripted.personas import BreakdownPersona
+    from sandbox.chatwork.breakdown_oracle import BreakdownPersona
 
     class DeepBatch(BreakdownPersona):
         def respond(self, conv):

@@ -21,15 +21,11 @@ import json
 
 from kbench_dagster.selftest.family import JudgeContext, JudgeFamily, Verdict
 from kbench_dagster.store import ResultsStore
+from sandbox.chatwork.breakdown_oracle import BreakdownPersona
+from sandbox.chatwork.oracle import TextJobPersona
+from sandbox.chatwork.trials import TrialPersona
 from sandbox.servers.scripted import ScriptedServer
-from sandbox.servers.scripted.personas import (
-    BreakdownPersona,
-    Conversation,
-    Reply,
-    TextJobPersona,
-    ToolCall,
-    TrialPersona,
-)
+from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
 
 DEPTH = 3000  # past the interpreter's recursion limit of 1000, and orjson's 1024
 

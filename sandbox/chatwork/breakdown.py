@@ -220,7 +220,7 @@ def breakdown_rows(src: RowSource) -> dict[str, list[dict]]:
 def _persona(name: str):
     if name not in ("oracle", "noisy"):
         return None
-    from sandbox.servers.scripted.personas import BreakdownPersona
+    from sandbox.chatwork.breakdown_oracle import BreakdownPersona  # the answers only where they are used
 
     return BreakdownPersona(name)
 

@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 
+from sandbox.servers.scripted.personas import ORACLE_DONE, Conversation, Reply, tool_reply
 from task_defs.breakdown.jobs import WORDINGS, BreakdownJob, load_breakdown_jobs
 from task_defs.breakdown.prompts import ANSWERS_FILE, agent_prompt, batch_prompt, item_prompt
 
@@ -64,3 +65,31 @@ class BreakdownAnswers:
     @staticmethod
     def agent_write(job_answers: str) -> dict:
         return {"path": ANSWERS_FILE, "content": job_answers}
+
+
+class BreakdownPersona:
+    """Answers the breakdown jobs (suite "breakdown") in all three ways: oracle right everywhere, noisy wrong on a
+    fixed share of the items (sandbox/chatwork/breakdown_oracle.py)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.answers = BreakdownAnswers(noisy=name == "noisy")
+
+    def respond(self, conv: Conversation) -> Reply:
+        found = None
+        for text in [conv.first_user_text] + conv.texts("user")[1:]:
+            found = self.answers.find(text)
+            if found:
+                break
+        if found is None:
+            return Reply("I cannot help with this: the request matches no breakdown job (scripted).",
+                         note="no job matches the prompt")
+        way, job, item = found
+        if way == "item":
+            return Reply(self.answers.answer(job, item), note=f"{job.id}.{item.id}")
+        if way == "prompt":
+            return Reply(self.answers.all_answers(job), note=f"{job.id}: every item")
+        if conv.assistant_turns == 0:
+            return tool_reply(0, "write", self.answers.agent_write(self.answers.all_answers(job)),
+                              note=f"{job.id}: answers.json")
+        return Reply(ORACLE_DONE, note=f"{job.id}: done")

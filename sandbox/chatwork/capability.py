@@ -30,6 +30,7 @@ from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.workdirs import fresh_dir
 from sandbox.judge.kbtest_lines import judge_cases
 from sandbox.judge.parse import Refused, bounded_json
+from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
 from sandbox.tasks.grading import run_hidden_test
 from task_defs.capability.checks import CheckResult, fenced, grade_text, score_of
 from task_defs.capability.context import prompt_text
@@ -262,10 +263,38 @@ def capability_rows(src: RowSource) -> dict[str, list[dict]]:
 def _persona(name: str):
     if name != "oracle":
         return None
-    from sandbox.servers.scripted.personas import CapabilityPersona
-
     return CapabilityPersona()
 
 
 CARD = KindCard(name=NAME, table="capability_results", make=lambda suite: CapabilityItems(), rows=capability_rows,
                 run_suffix=False, personas=_persona)
+
+
+class CapabilityPersona:
+    """Answers the capability suite's chat items (suite "capability") with each item's reference reply for the
+    turn it is at: an item offering tools gets its reference calls as native calls."""
+
+    name = "oracle"
+
+    def __init__(self):
+        self._items = [(self._key(u.item.prompts[0]), u.item) for u in CapabilityItems().units]
+
+    @staticmethod
+    def _key(prompt: str) -> str:
+        # a long-context item is known by its words before the document, which is built for each endpoint
+        return " ".join(prompt.split("{document}")[0].split())
+
+    def respond(self, conv: Conversation) -> Reply:
+        first = " ".join(conv.first_user_text.split())
+        item = next((i for key, i in self._items if first.startswith(key) and (i.context or first == key)), None)
+        if item is None:
+            return Reply("No capability item matches this prompt (scripted).", note="no item matches the prompt")
+        turn = conv.assistant_turns
+        refs = item.reference if isinstance(item.reference, list) else [item.reference]
+        text = refs[min(turn, len(refs) - 1)]
+        if item.tools:
+            doc = json.loads(text)
+            calls = tuple(ToolCall(f"call_{i}", c["name"], c.get("arguments") or {})
+                          for i, c in enumerate(doc.get("calls") or []))
+            return Reply(None if calls else doc.get("content") or "", calls, note=f"{item.id}: the reference calls")
+        return Reply(text, note=f"{item.id}: the reference, turn {turn + 1}")

@@ -10,6 +10,7 @@ import hashlib
 import re
 
 from sandbox.chatwork.textjobs import TextItem, TextJobs
+from sandbox.servers.scripted.personas import Conversation, Reply
 from task_defs.textjobs.scoring import gold_reply
 
 NOISY_SHARE = 0.25
@@ -41,3 +42,22 @@ class TextJobAnswers:
 
     def right(self, unit: TextItem) -> str:
         return gold_reply(unit.job, unit.item)
+
+
+class TextJobPersona:
+    """Answers the text jobs (suite "textjobs"): oracle with the answer key; noisy with a reply that is not in the
+    asked form on a fixed share of each job's items (sandbox/chatwork/oracle.py), the key elsewhere."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.answers = TextJobAnswers()
+        self.wrong = noisy_items(self.answers.kind) if name == "noisy" else set()
+
+    def respond(self, conv: Conversation) -> Reply:
+        unit = self.answers.find(conv.first_user_text)
+        if unit is None:
+            return Reply("I cannot help with this: the request matches no text job item (scripted).",
+                         note="no item matches the prompt")
+        if unit.id in self.wrong:
+            return Reply(NOISY_REPLY, note=f"{unit.id}: the noisy share")
+        return Reply(self.answers.right(unit), note=f"{unit.id}: the answer key")

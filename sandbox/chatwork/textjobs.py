@@ -116,7 +116,7 @@ def textjob_rows(src: RowSource) -> dict[str, list[dict]]:
 def _persona(name: str):
     if name not in ("oracle", "noisy"):
         return None
-    from sandbox.servers.scripted.personas import TextJobPersona
+    from sandbox.chatwork.oracle import TextJobPersona  # the answer key only where it is used
 
     return TextJobPersona(name)
 

@@ -38,6 +38,7 @@ from sandbox.engine.kinds import Verdict
 from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
 from task_defs.trials.grading import Answer, Call, answer_shape, grade, work_grade
 from task_defs.trials.loader import Family, fingerprint, load_families, rules_fingerprint, tools_of
 from task_defs.trials.models import Trial
@@ -275,10 +276,39 @@ def trial_rows(src: RowSource) -> dict[str, list[dict]]:
 def _persona(name: str):
     if name not in ("oracle", "null"):
         return None
-    from sandbox.servers.scripted.personas import TrialPersona
-
     return TrialPersona(name)
 
 
 CARD = KindCard(name=NAME, table="trial_results", make=lambda suite: ToolTrials(), rows=trial_rows,
                 personas=_persona)
+
+
+class TrialPersona:
+    """Answers the tool-use trials (suite "trials"): oracle with each trial's reference answer (its calls all at once,
+    then words once their results are in; its label, as the JSON object asked for when a format is asked; its
+    JSON), null with a bare `{}`, which every trial must fail."""
+
+    def __init__(self, name: str):
+        from task_defs.trials.loader import normalise, normalised_prompt
+
+        self.name = name
+        self._normalise = normalise
+        self._by_prompt = {normalised_prompt(u.trial): u.trial for u in ToolTrials().units}
+
+    def respond(self, conv: Conversation) -> Reply:
+        from task_defs.trials.grading import reference_answer
+
+        users = conv.texts("user")
+        trial = self._by_prompt.get(self._normalise(users[-1])) if users else None
+        if self.name == "null":
+            return Reply("{}", note="null: a bare {}")
+        if trial is None:
+            return Reply("No trial matches this prompt (scripted).", note="no trial matches the prompt")
+        if conv.assistant_turns:
+            return Reply("Done.", note=f"{trial.id}: the calls' results are in")
+        ref = reference_answer(trial)
+        calls = tuple(ToolCall(f"call_{i}", c.name, c.arguments or {}) for i, c in enumerate(ref.calls))
+        text = ref.text
+        if conv.response_format and trial.oracle.kind == "label":
+            text = json.dumps({"label": ref.text})
+        return Reply(None if calls else text, calls, note=f"{trial.id}: the reference answer")

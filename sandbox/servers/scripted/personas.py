@@ -185,93 +185,6 @@ class OraclePersona:
         return Reply(ORACLE_DONE, note=f"{where} plan of {len(plan)} done -> final text")
 
 
-class TextJobPersona:
-    """Answers the text jobs (suite "textjobs"): oracle with the answer key; noisy with a reply that is not in the
-    asked form on a fixed share of each job's items (sandbox/chatwork/oracle.py), the key elsewhere."""
-
-    def __init__(self, name: str):
-        from sandbox.chatwork.oracle import TextJobAnswers, noisy_items  # task data only where it is used
-
-        self.name = name
-        self.answers = TextJobAnswers()
-        self.wrong = noisy_items(self.answers.kind) if name == "noisy" else set()
-
-    def respond(self, conv: Conversation) -> Reply:
-        from sandbox.chatwork.oracle import NOISY_REPLY
-
-        unit = self.answers.find(conv.first_user_text)
-        if unit is None:
-            return Reply("I cannot help with this: the request matches no text job item (scripted).",
-                         note="no item matches the prompt")
-        if unit.id in self.wrong:
-            return Reply(NOISY_REPLY, note=f"{unit.id}: the noisy share")
-        return Reply(self.answers.right(unit), note=f"{unit.id}: the answer key")
-
-
-class TrialPersona:
-    """Answers the tool-use trials (suite "trials"): oracle with each trial's reference answer (its calls all at once,
-    then words once their results are in; its label, as the JSON object asked for when a format is asked; its
-    JSON), null with a bare `{}`, which every trial must fail."""
-
-    def __init__(self, name: str):
-        from sandbox.chatwork.trials import ToolTrials  # task data only where it is used
-        from task_defs.trials.loader import normalise, normalised_prompt
-
-        self.name = name
-        self._normalise = normalise
-        self._by_prompt = {normalised_prompt(u.trial): u.trial for u in ToolTrials().units}
-
-    def respond(self, conv: Conversation) -> Reply:
-        from task_defs.trials.grading import reference_answer
-
-        users = conv.texts("user")
-        trial = self._by_prompt.get(self._normalise(users[-1])) if users else None
-        if self.name == "null":
-            return Reply("{}", note="null: a bare {}")
-        if trial is None:
-            return Reply("No trial matches this prompt (scripted).", note="no trial matches the prompt")
-        if conv.assistant_turns:
-            return Reply("Done.", note=f"{trial.id}: the calls' results are in")
-        ref = reference_answer(trial)
-        calls = tuple(ToolCall(f"call_{i}", c.name, c.arguments or {}) for i, c in enumerate(ref.calls))
-        text = ref.text
-        if conv.response_format and trial.oracle.kind == "label":
-            text = json.dumps({"label": ref.text})
-        return Reply(None if calls else text, calls, note=f"{trial.id}: the reference answer")
-
-
-class CapabilityPersona:
-    """Answers the capability suite's chat items (suite "capability") with each item's reference reply for the
-    turn it is at: an item offering tools gets its reference calls as native calls."""
-
-    name = "oracle"
-
-    def __init__(self):
-        from sandbox.chatwork.capability import CapabilityItems  # task data only where it is used
-
-        self._items = [(self._key(u.item.prompts[0]), u.item) for u in CapabilityItems().units]
-
-    @staticmethod
-    def _key(prompt: str) -> str:
-        # a long-context item is known by its words before the document, which is built for each endpoint
-        return " ".join(prompt.split("{document}")[0].split())
-
-    def respond(self, conv: Conversation) -> Reply:
-        first = " ".join(conv.first_user_text.split())
-        item = next((i for key, i in self._items if first.startswith(key) and (i.context or first == key)), None)
-        if item is None:
-            return Reply("No capability item matches this prompt (scripted).", note="no item matches the prompt")
-        turn = conv.assistant_turns
-        refs = item.reference if isinstance(item.reference, list) else [item.reference]
-        text = refs[min(turn, len(refs) - 1)]
-        if item.tools:
-            doc = json.loads(text)
-            calls = tuple(ToolCall(f"call_{i}", c["name"], c.get("arguments") or {})
-                          for i, c in enumerate(doc.get("calls") or []))
-            return Reply(None if calls else doc.get("content") or "", calls, note=f"{item.id}: the reference calls")
-        return Reply(text, note=f"{item.id}: the reference, turn {turn + 1}")
-
-
 class JudgePersona:
     """A judge for tests (sandbox/chatwork/judge.py): it answers each criterion of a vote by a fixed rule on the
     criterion's length and the vote's number, yes when (length + vote) % 4 is 0 or 1, so votes differ and the
@@ -297,36 +210,6 @@ class JudgePersona:
         v = int(vote.group(1))
         said = {f"C{k}": "yes" if (len(c.strip()) + v) % 4 in (0, 1) else "no" for k, c in lines}
         return Reply(json.dumps(said), note=f"judge vote {v}: {len(lines)} criteria")
-
-
-class BreakdownPersona:
-    """Answers the breakdown jobs (suite "breakdown") in all three ways: oracle right everywhere, noisy wrong on a
-    fixed share of the items (sandbox/chatwork/breakdown_oracle.py)."""
-
-    def __init__(self, name: str):
-        from sandbox.chatwork.breakdown_oracle import BreakdownAnswers  # task data only where it is used
-
-        self.name = name
-        self.answers = BreakdownAnswers(noisy=name == "noisy")
-
-    def respond(self, conv: Conversation) -> Reply:
-        found = None
-        for text in [conv.first_user_text] + conv.texts("user")[1:]:
-            found = self.answers.find(text)
-            if found:
-                break
-        if found is None:
-            return Reply("I cannot help with this: the request matches no breakdown job (scripted).",
-                         note="no job matches the prompt")
-        way, job, item = found
-        if way == "item":
-            return Reply(self.answers.answer(job, item), note=f"{job.id}.{item.id}")
-        if way == "prompt":
-            return Reply(self.answers.all_answers(job), note=f"{job.id}: every item")
-        if conv.assistant_turns == 0:
-            return tool_reply(0, "write", self.answers.agent_write(self.answers.all_answers(job)),
-                              note=f"{job.id}: answers.json")
-        return Reply(ORACLE_DONE, note=f"{job.id}: done")
 
 
 class TextPersona:
