@@ -151,7 +151,7 @@ def cmd_run(args) -> int:
     shared = (f"{slots.slots} server slots shared with every run against this URL (--server-slots N sets them)"
               if slots else "server slots not limited (--server-slots 0)")
     print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {args.seeds} seeds = {total}, "
-          f"agent {args.agent}, model {args.model} at {spec.url}{_endpoint_words(spec)}, {args.workers} workers, "
+          f"agent {spec.agent}, model {args.model} at {spec.url}{_endpoint_words(spec)}, {args.workers} workers, "
           f"{shared}", file=sys.stderr)
     done_before = service.already_done(spec)
     bar = Progress(total - done_before, "run")
@@ -269,7 +269,9 @@ def add_core_parsers(sub) -> None:
     s.add_argument("--defer-grading", action="store_true",
                    help="record the agent's work now and grade it later with `kbench regrade` (the report shows "
                         "such attempts as pending until then)")
-    s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
+    s.add_argument("--agent", choices=["pi", "builtin", "api"], default=None,
+                   help="pi (the default), builtin, or api: a chat kind (--suite textjobs, trials, ...) asks the "
+                        "server itself, and takes api without this option")
     s.add_argument("--tool-format", choices=["native", "text", "auto", "constrained"], default="auto",
                    help="builtin: accept native tool calls, calls written as text, or both (default); constrained: "
                         "no tools field, every reply a JSON action the server's grammar enforces")

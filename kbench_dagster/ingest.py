@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kbench_dagster.store import TABLES, ResultsStore, RunManifest
+from kbench_dagster.store import ResultsStore, RunManifest, all_tables
 from sandbox.engine.attempt_records import AttemptRecord, done_keys, records_of
 from sandbox.engine.registry import RowSource, card
 
@@ -49,7 +49,7 @@ def collect_rows(run_dir: Path, condition: str | None = None, seed: int | None =
     manifest = json.loads((run_dir / "manifest.json").read_text()) if (run_dir / "manifest.json").exists() else {}
     url = manifest.get("settings", {}).get("url")
     where = endpoint_fields(manifest)
-    out: dict[str, list[dict]] = {t: [] for t in TABLES}
+    out: dict[str, list[dict]] = {t: [] for t in all_tables()}
     every = []
     for record in records_of(run_dir):
         r = record.recorded()  # as the run recorded it; its current verdict goes to the kind's own table
@@ -84,10 +84,11 @@ def endpoint_fields(manifest: dict) -> dict:
 
 
 def store_cell(store: ResultsStore, run_dir: Path, condition: str, seed: int, key: str,
-               tables: tuple[str, ...] = TABLES) -> dict[str, int]:
-    """One cell of a run into the store under `key` (delete-then-insert), with the run's manifest and its named
-    endpoint's description: one transaction, all or nothing."""
+               tables: tuple[str, ...] | None = None) -> dict[str, int]:
+    """One cell of a run into the store under `key` (delete-then-insert; every table unless `tables` names some),
+    with the run's manifest and its named endpoint's description: one transaction, all or nothing."""
     rows = collect_rows(run_dir, condition, seed)
+    tables = tables or tuple(rows)
     path = Path(run_dir) / "manifest.json"
     manifests = [RunManifest(json.loads(path.read_text()))] if path.exists() else []
     return store.replace_partitions({key: {t: rows[t] for t in tables}}, manifests)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from kbench_dagster.store import SCHEMA, TABLES, ResultsStore
+from kbench_dagster.store import ResultsStore, all_tables, full_schema
 from kbench_dagster.views import SCORED_VIEW
 
 CATALOG = ("manifests", "endpoints", "models")
@@ -83,10 +83,11 @@ class ParquetStore(ResultsStore):
             stack.callback(con.close)
             con.execute("ATTACH ':memory:' AS blank")
             con.execute("USE blank")
-            con.execute(SCHEMA)  # every table empty and typed: the views' columns even before any file exists
+            schema = full_schema()
+            con.execute(schema)  # every table empty and typed: the views' columns even before any file exists
             con.execute("USE memory")
-            con.execute(SCHEMA)
-            for table in TABLES:
+            con.execute(schema)
+            for table in all_tables():
                 con.execute(f"DROP TABLE {table}")
                 files = list(self.root.glob(f"parts/*/{CURRENT}/{table}.parquet"))
                 source = f"SELECT * FROM blank.{table}"
@@ -126,7 +127,7 @@ class ParquetStore(ResultsStore):
         """Each partition's tables as a new version (every one written before any is swapped in: rows DuckDB
         cannot hold fail the call with nothing changed), then the swaps, then the manifests."""
         for tables in partitions.values():
-            unknown = [t for t in tables if t not in TABLES]
+            unknown = [t for t in tables if t not in all_tables()]
             if unknown:
                 raise ValueError(f"unknown table {unknown[0]!r}")
         counts: dict[str, int] = {}
@@ -165,7 +166,7 @@ class ParquetStore(ResultsStore):
                     os.link(old, version / old.name)
         con = duckdb.connect()
         try:
-            con.execute(SCHEMA)
+            con.execute(full_schema())
             for table, rows in tables.items():
                 n = self._insert(con, table, rows, key)
                 counts[table] = counts.get(table, 0) + n

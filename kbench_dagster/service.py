@@ -17,7 +17,7 @@ from typing import Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from kbench_dagster.ingest import cell_of, cells_of, ingest_run, store_cell, write_key
-from kbench_dagster.store import TABLES, ResultsStore
+from kbench_dagster.store import ResultsStore, all_tables
 from sandbox.engine.attempt_records import done_keys
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
@@ -25,7 +25,7 @@ from sandbox.engine.records import check_run_id
 from sandbox.engine.registry import card, is_registered, kind_of
 from sandbox.engine.regrade import RegradeSummary, regrade_run
 from sandbox.engine.runs import Runner
-from sandbox.engine.spec import RunSpec, plan
+from sandbox.engine.spec import API_AGENT, RunSpec, plan
 from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB
@@ -46,7 +46,8 @@ class RunSettings(BaseModel):
     run_id: str
     model: str = Field(min_length=1)
     url: str = DEFAULT_URL
-    agent: Literal["pi", "builtin", "api"] = "pi"  # api: kinds that ask the server directly (text jobs)
+    # api: kinds that ask the server directly (text jobs, trials); None: pi for a kind that runs an agent, else api
+    agent: Literal["pi", "builtin", "api"] | None = "pi"
     tool_format: Literal["native", "text", "auto", "constrained"] = "auto"
     suite: str = "kbench"  # a suite name or folder; "kernels": the GPU kernel tasks; "textjobs": the text jobs
     tasks: str | None = None  # ids, categories or tiers, comma-separated; None: the whole suite
@@ -124,7 +125,8 @@ def build_spec(settings: RunSettings, work: Suite | WorkKind | None = None,
     """The one RunSpec factory: the kind of work, units, conditions, limits and isolation a run's settings name."""
     kind = as_kind(work) if work is not None else kind_of(settings.suite)
     spec = RunSpec(
-        run_id=settings.run_id, model=settings.model, url=settings.url, agent=settings.agent,
+        run_id=settings.run_id, model=settings.model, url=settings.url,
+        agent=settings.agent or ("pi" if kind.runs_agent else API_AGENT),
         tool_format=settings.tool_format, tasks=select_units(kind, settings.tasks),
         defer_grading=settings.defer_grading,
         conds=select_conditions(settings.conds, settings.thinking, settings.max_tokens, settings.extension,
@@ -260,6 +262,6 @@ def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: Resul
         held = store.partition_of(run_id, condition, seed)
         key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
         # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt
-        tables = (verdict_table(kind.name),) if held else TABLES
+        tables = (verdict_table(kind.name),) if held else all_tables()
         stored.update(store_cell(store, run_dir, condition, seed, key, tables=tables))
     return RegradeOutcome(run_id, summary, dict(stored))

@@ -113,9 +113,34 @@ TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "
 # them only when the file lacks one of their tables or their view, or when other DDL ran there last. Their digest, set
 # as the view's comment once both have run, tells: a writer of another version sets its own digest, or (one from
 # before the digest) drops it by replacing the view, and the next writer of this version runs them again.
-_SCHEMA_TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
 _VIEW = re.search(r"CREATE OR REPLACE VIEW (\w+)", SCORED_VIEW).group(1)
-_SCHEMA_MARK = "kbench schema " + hashlib.sha256((SCHEMA + SCORED_VIEW).encode()).hexdigest()[:16]
+
+
+def kind_tables() -> dict[str, dict[str, str]]:
+    """The tables of kinds registered from elsewhere (sandbox/engine/registry.py): each one's card declares its
+    columns, and a store gains the table when it is next opened for writing. None unless such a kind is registered."""
+    from sandbox.engine.registry import external_cards
+
+    return {c.table: c.columns for c in external_cards() if c.columns and c.table not in TABLES}
+
+
+def all_tables() -> tuple[str, ...]:
+    """Every table rows go to: the store's own and those of the kinds registered from elsewhere."""
+    return TABLES + tuple(kind_tables())
+
+
+def full_schema() -> str:
+    return SCHEMA + "".join(
+        f"CREATE TABLE IF NOT EXISTS {table} (partition_key VARCHAR, "
+        + ", ".join(f'"{c}" {t}' for c, t in columns.items() if c != "partition_key") + ");\n"
+        + "".join(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{c}" {t};\n' for c, t in columns.items())
+        for table, columns in kind_tables().items())
+
+
+def _schema_mark(schema: str) -> str:
+    return "kbench schema " + hashlib.sha256((schema + SCORED_VIEW).encode()).hexdigest()[:16]
+
+
 _CATALOG = """
 SELECT table_name, NULL FROM duckdb_tables() WHERE NOT temporary AND schema_name = 'main'
 UNION ALL
@@ -156,10 +181,11 @@ class ResultsStore:
                 time.sleep(delay + random.random() * delay)
                 delay = min(delay * 1.5, 1.0)
         try:
-            if not read_only and not _schema_current(con):
-                con.execute(SCHEMA)
+            schema = full_schema()
+            if not read_only and not _schema_current(con, schema):
+                con.execute(schema)
                 con.execute(SCORED_VIEW)
-                con.execute(f"COMMENT ON VIEW {_VIEW} IS '{_SCHEMA_MARK}'")  # last: DDL cut short runs again
+                con.execute(f"COMMENT ON VIEW {_VIEW} IS '{_schema_mark(schema)}'")  # last: DDL cut short runs again
             yield con
         finally:
             con.close()
@@ -195,12 +221,13 @@ class ResultsStore:
                            manifests: list[dict] = ()) -> dict[str, int]:
         """Many partitions (each delete-then-insert) and their runs' manifests in one transaction: all or nothing."""
         counts: dict[str, int] = {}
+        known = all_tables()
         with self.connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 for key, tables in partitions.items():
                     for table, rows in tables.items():
-                        if table not in TABLES:
+                        if table not in known:
                             raise ValueError(f"unknown table {table!r}")
                         con.execute(f"DELETE FROM {table} WHERE partition_key = ?", [key])
                         n = self._insert(con, table, rows, key)
@@ -328,9 +355,10 @@ class ResultsStore:
             return [d[0] for d in cur.description or []], cur.fetchall()
 
 
-def _schema_current(con) -> bool:
+def _schema_current(con, schema: str) -> bool:
     found = dict(con.execute(_CATALOG).fetchall())
-    return found.get(_VIEW) == _SCHEMA_MARK and all(t in found for t in _SCHEMA_TABLES)
+    return found.get(_VIEW) == _schema_mark(schema) and all(
+        t in found for t in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema))
 
 
 def _cell(value):

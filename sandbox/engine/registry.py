@@ -58,14 +58,26 @@ class KindCard:
     # did (their partitions, under agent "api", were keyed without it; changing it would strand stored rows)
     run_suffix: bool = True
     personas: Callable[[str], object | None] | None = None  # its scripted persona by name, or None
+    # its table's columns (name -> DuckDB type) where the store's own schema lacks the table: a kind from elsewhere
+    columns: dict[str, str] | None = None
 
     def claims(self, suite: str) -> bool:
         return suite == self.name or (self.family and suite.startswith(self.name + "-"))
 
 
+_EXTERNAL: set[str] = set()  # names registered from elsewhere: the store asks for their tables
+
+
 def register(name: str, module: str) -> None:
-    """A kind defined elsewhere: its module is imported when a suite named `name` is asked for."""
+    """A kind defined elsewhere: its module is imported when a suite named `name` is asked for (and its table made
+    in the store when one is opened)."""
     _MODULES[name] = module
+    _EXTERNAL.add(name)
+
+
+def external_cards() -> list[KindCard]:
+    """The cards of the kinds registered from elsewhere (none are imported unless some are registered)."""
+    return [importlib.import_module(_MODULES[n]).CARD for n in sorted(_EXTERNAL)]
 
 
 def _entry(suite: str) -> str | None:

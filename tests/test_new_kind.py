@@ -1,0 +1,80 @@
+"""A kind defined in one file under tests/ and registered in one line runs through the one engine with no other
+file edited: `kbench run --suite` with the scripted oracle (every unit passes) and null (none), rows in a table of
+its own, a second run that finds everything done, and a regrade after its grading changed."""
+
+import pytest
+import toy_agent_kind
+import toy_chat_kind
+
+from kbench_dagster.cli import main
+from kbench_dagster.store import ResultsStore
+from sandbox.engine import registry
+from sandbox.servers.scripted import ScriptedServer
+
+
+@pytest.fixture
+def toy_chat():
+    registry.register("toy-chat", "toy_chat_kind")  # the one line a new kind needs
+    yield
+    registry._MODULES.pop("toy-chat")
+    registry._EXTERNAL.discard("toy-chat")
+
+
+@pytest.fixture
+def toy_agent():
+    registry.register("toy-agent", "toy_agent_kind")  # the one line a new kind needs
+    yield
+    registry._MODULES.pop("toy-agent")
+    registry._EXTERNAL.discard("toy-agent")
+
+
+def run(tmp_path, srv: ScriptedServer, run_id: str, *extra: str, suite: str = "toy-chat") -> int:
+    return main(["--suite", suite, "run", run_id, *extra, "--model", f"scripted-{srv.persona.name}", "--url", srv.url,
+                 "--conds", "base", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
+                 "--db", str(tmp_path / "toy.duckdb")])
+
+
+def outcomes(tmp_path, run_id: str) -> dict[str, tuple]:
+    _, rows = ResultsStore(tmp_path / "toy.duckdb").query(
+        "SELECT item, outcome, answer, expected FROM toy_chat_results WHERE run_id = ? ORDER BY item", [run_id])
+    return {r[0]: r[1:] for r in rows}
+
+
+def test_a_chat_kind_in_one_file_runs_stores_resumes_and_regrades(toy_chat, tmp_path, capsys, monkeypatch):
+    with ScriptedServer("oracle", suite="toy-chat", port=0) as srv:
+        assert run(tmp_path, srv, "toy-oracle") == 0
+        got = outcomes(tmp_path, "toy-oracle")
+        assert set(got) == set(toy_chat_kind.SUMS) and {o for o, _, _ in got.values()} == {"pass"}
+        assert got["carry"] == ("pass", "105", 105)
+        capsys.readouterr()
+        assert run(tmp_path, srv, "toy-oracle") == 0  # resumed: nothing left to ask
+        assert "ran 0, already done 4" in capsys.readouterr().err and len(outcomes(tmp_path, "toy-oracle")) == 4
+    with ScriptedServer("null", suite="toy-chat", port=0) as srv:
+        assert run(tmp_path, srv, "toy-null") == 0
+    assert {o for o, _, _ in outcomes(tmp_path, "toy-null").values()} == {"wrong"}
+    store = ResultsStore(tmp_path / "toy.duckdb")
+    assert store.query("SELECT count(*) FROM attempts")[1] == [(0,)]  # never mixed into the agent tasks' tables
+    assert store.query("SELECT run_id, attempts FROM runs ORDER BY run_id")[1] == [("toy-null", 4), ("toy-oracle", 4)]
+
+    # the grading changes (a sum is now expected to be one more): a regrade rewrites the kind's own rows
+    monkeypatch.setitem(toy_chat_kind.SUMS, "small", (2, 4))
+    assert main(["regrade", "toy-oracle", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
+                 "--db", str(tmp_path / "toy.duckdb")]) == 0
+    assert "toy-oracle: regraded 4" in capsys.readouterr().out
+    after = outcomes(tmp_path, "toy-oracle")
+    assert after["small"] == ("wrong", "5", 6) and after["carry"] == ("pass", "105", 105)
+
+
+@pytest.mark.parametrize("agent", ["builtin", "pi"])
+def test_an_agent_kind_in_one_file_runs_in_the_sandbox_and_stores_its_own_rows(toy_agent, tmp_path, agent):
+    for persona in ("oracle", "null"):
+        with ScriptedServer(persona, suite="toy-agent", port=0) as srv:
+            assert run(tmp_path, srv, f"words-{persona}", "--agent", agent, suite="toy-agent") == 0
+    _, rows = ResultsStore(tmp_path / "toy.duckdb").query(
+        "SELECT run_id, task, outcome, answer, agent FROM toy_agent_results ORDER BY run_id, task")
+    assert [r[:4] for r in rows] == [
+        ("words-null", t, "nofile", None) for t in ("first", "second", "third")] + [
+        ("words-oracle", t, "pass", toy_agent_kind.WORDS[t]) for t in ("first", "second", "third")]
+    assert {r[4] for r in rows} == {agent}
+    record = tmp_path / "runs" / "words-oracle" / "base" / "second" / "s1"
+    assert (record / "workdir" / "answer.txt").read_text() == "harbour\n"
