@@ -134,4 +134,5 @@ def _persona(name: str):
 
 
 CARD = KindCard(name=NAME, table="kernel_gradings", make=lambda suite: KernelTasks(), rows=kernel_rows,
-                personas=_persona)
+                personas=_persona, board="kbench_dagster.reporting.board_kernels:kernel_pages",
+                board_menu=(("Kernels", "kernels.html"),))

@@ -73,7 +73,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"kbench {_version()}")
     p.add_argument("--suite", default="kbench",
                    help="suite name or folder (default kbench); `run --suite kernels`: the GPU kernel tasks")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS,
+                           prog="kbench [--suite SUITE]")
     adders = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
     for module, function in adders:
         getattr(importlib.import_module(module), function)(sub)

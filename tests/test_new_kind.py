@@ -1,12 +1,14 @@
 """A kind defined in one file under tests/ and registered in one line runs through the one engine with no other
 file edited: `kbench run --suite` with the scripted oracle (every unit passes) and null (none), rows in a table of
-its own, a second run that finds everything done, and a regrade after its grading changed."""
+its own, a board page in the menu, a second run that finds everything done, and a regrade after its grading
+changed."""
 
 import pytest
 import toy_agent_kind
 import toy_chat_kind
 
 from kbench_dagster.cli import main
+from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
 from sandbox.engine import registry
 from sandbox.servers.scripted import ScriptedServer
@@ -55,6 +57,10 @@ def test_a_chat_kind_in_one_file_runs_stores_resumes_and_regrades(toy_chat, tmp_
     store = ResultsStore(tmp_path / "toy.duckdb")
     assert store.query("SELECT count(*) FROM attempts")[1] == [(0,)]  # never mixed into the agent tasks' tables
     assert store.query("SELECT run_id, attempts FROM runs ORDER BY run_id")[1] == [("toy-null", 4), ("toy-oracle", 4)]
+    index = build_board(store, tmp_path / "board")  # its own page, linked from every page's menu
+    assert "<td class=l>scripted-oracle</td><td>4</td><td>4</td>" in (index.parent / "toy-chat.html").read_text()
+    assert "<td class=l>scripted-null</td><td>0</td><td>4</td>" in (index.parent / "toy-chat.html").read_text()
+    assert 'href="toy-chat.html">Toy sums</a>' in index.read_text()
 
     # the grading changes (a sum is now expected to be one more): a regrade rewrites the kind's own rows
     monkeypatch.setitem(toy_chat_kind.SUMS, "small", (2, 4))

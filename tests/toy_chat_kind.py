@@ -75,6 +75,16 @@ def rows(src: RowSource) -> dict[str, list[dict]]:
                                   "item": r["task"], "answer": toy.get("answer"), "expected": toy.get("expected")}]}
 
 
+def board_page(store, out: Path) -> None:
+    from kbench_dagster.reporting.board_html import esc, page
+
+    _, got = store.query("SELECT model, count(*) FILTER (WHERE outcome = 'pass'), count(*) FROM toy_chat_results "
+                         "GROUP BY model ORDER BY model")
+    body = "<table><tr><th class=l>model</th><th>right</th><th>asked</th></tr>" + "".join(
+        f"<tr><td class=l>{esc(m)}</td><td>{right}</td><td>{n}</td></tr>" for m, right, n in got) + "</table>"
+    (out / "toy-chat.html").write_text(page("Toy sums", body))
+
+
 class SumPersona:
     """oracle: every sum right; null: a reply that is no number."""
 
@@ -90,6 +100,7 @@ class SumPersona:
 
 CARD = KindCard(name=NAME, table="toy_chat_results", make=lambda suite: ToySums(), rows=rows,
                 personas=lambda name: SumPersona(name) if name in ("oracle", "null") else None,
+                board="toy_chat_kind:board_page", board_menu=(("Toy sums", "toy-chat.html"),),
                 columns={"run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR", "seed": "INTEGER",
                          "item": "VARCHAR", "outcome": "VARCHAR", "answer": "VARCHAR", "expected": "BIGINT",
                          "suite_fingerprint": "VARCHAR", "graded_at": "TIMESTAMP"})

@@ -23,13 +23,20 @@ def pct(p) -> str:
     return stats.fmt_pct(p)
 
 
+CORE_MENU = (("Leaderboard", "index.html"), ("Compare", "compare.html"), ("Tasks", "tasks.html"),
+             ("Speed", "speed.html"))
+
+
+def menu() -> tuple[tuple[str, str], ...]:
+    """The board's menu: its own pages, then each registered kind's (sandbox/engine/registry.py)."""
+    from sandbox.engine.registry import all_cards
+
+    return CORE_MENU + tuple(link for card in all_cards() for link in card.board_menu)
+
+
 def page(title: str, body: str, depth: int = 0, script: str = "") -> str:
     up = "../" * depth
-    nav = (f'<a href="{up}index.html">Leaderboard</a><a href="{up}compare.html">Compare</a>'
-           f'<a href="{up}tasks.html">Tasks</a><a href="{up}speed.html">Speed</a><a href="{up}kernels.html">Kernels</a>'
-           f'<a href="{up}textjobs.html">Text jobs</a><a href="{up}breakdown.html">Breakdown</a>'
-           f'<a href="{up}trials.html">Trials</a><a href="{up}thinks.html">Thinks</a>'
-           f'<a href="{up}ships.html">Ships</a>')
+    nav = "".join(f'<a href="{up}{file}">{esc(title)}</a>' for title, file in menu())
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{esc(title)}</title>"
             f"<style>{CSS}</style>{'<script>' + script + '</script>' if script else ''}</head>"
             f"<body><header><strong>kbench</strong> &nbsp; {nav}</header><main><h1>{esc(title)}</h1>\n{body}\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import shutil
@@ -10,15 +11,12 @@ from pathlib import Path
 
 from kbench_dagster.reporting import board_data, pairwise, stats
 from kbench_dagster.reporting.board_attempt import run_href, run_page
-from kbench_dagster.reporting.board_capability import capability_pages
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
-from kbench_dagster.reporting.board_kernels import kernel_pages
-from kbench_dagster.reporting.board_language import breakdown_pages, textjob_pages
 from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
 from kbench_dagster.reporting.board_speed import speed_page
 from kbench_dagster.reporting.board_style import FILTER_JS
-from kbench_dagster.reporting.board_trials import trial_pages
 from kbench_dagster.store import ResultsStore
+from sandbox.engine.registry import all_cards
 
 TIER_NOTE = ("Statistical tiers: models on one board (same harness and condition) are compared by paired per-task "
              "differences. When the paired 95% CI (seeded cluster bootstrap over tasks) crosses zero the suite "
@@ -389,11 +387,10 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     _compare_page(agg, out)
     speed_page(store, agg, out, link)
     _task_pages(agg, attempts, out, run_pages, per_task)
-    kernel_pages(store, out)
-    textjob_pages(store, out)
-    breakdown_pages(store, out)
-    trial_pages(store, out)
-    capability_pages(store, out)
+    for card in all_cards():  # each kind's own pages (sandbox/engine/registry.py)
+        if card.board:
+            module, function = card.board.split(":")
+            getattr(importlib.import_module(module), function)(store, out)
     (out / "aggregates.json").write_text(json.dumps(_plain(agg), default=str))
     return out / "index.html"
 

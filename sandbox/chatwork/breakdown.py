@@ -227,4 +227,5 @@ def _persona(name: str):
 
 # the family's runs are named breakdown-WAY-WORDING; the scripted server answers all of them as "breakdown"
 CARD = KindCard(name=PREFIX.rstrip("-"), table="breakdown_answers", make=breakdown_kind, rows=breakdown_rows,
-                family=True, personas=_persona)
+                family=True, personas=_persona, board="kbench_dagster.reporting.board_language:breakdown_pages",
+                board_menu=(("Breakdown", "breakdown.html"),))

@@ -267,7 +267,8 @@ def _persona(name: str):
 
 
 CARD = KindCard(name=NAME, table="capability_results", make=lambda suite: CapabilityItems(), rows=capability_rows,
-                run_suffix=False, personas=_persona)
+                run_suffix=False, personas=_persona, board="kbench_dagster.reporting.board_capability:capability_pages",
+                board_menu=(("Thinks", "thinks.html"), ("Ships", "ships.html")))
 
 
 class CapabilityPersona:

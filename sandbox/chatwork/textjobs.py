@@ -122,4 +122,5 @@ def _persona(name: str):
 
 
 CARD = KindCard(name=NAME, table="textjob_replies", make=lambda suite: TextJobs(), rows=textjob_rows,
-                personas=_persona)
+                personas=_persona, board="kbench_dagster.reporting.board_language:textjob_pages",
+                board_menu=(("Text jobs", "textjobs.html"),))

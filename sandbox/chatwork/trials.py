@@ -280,7 +280,8 @@ def _persona(name: str):
 
 
 CARD = KindCard(name=NAME, table="trial_results", make=lambda suite: ToolTrials(), rows=trial_rows,
-                personas=_persona)
+                personas=_persona, board="kbench_dagster.reporting.board_trials:trial_pages",
+                board_menu=(("Trials", "trials.html"),))
 
 
 class TrialPersona:

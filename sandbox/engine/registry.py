@@ -25,12 +25,13 @@ if TYPE_CHECKING:
 AGENT_TASKS = "sandbox.engine.kinds"
 REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it whole)
 # name -> module holding its CARD; a family's name also claims every "name-..." (the breakdown's ways and wordings)
+# (in this order on the board's menu)
 _MODULES: dict[str, str] = {
     "kernels": "gpu.kind",
     "textjobs": "sandbox.chatwork.textjobs",
+    "breakdown": "sandbox.chatwork.breakdown",
     "trials": "sandbox.chatwork.trials",
     "capability": "sandbox.chatwork.capability",
-    "breakdown": "sandbox.chatwork.breakdown",
 }
 
 
@@ -60,6 +61,9 @@ class KindCard:
     personas: Callable[[str], object | None] | None = None  # its scripted persona by name, or None
     # its table's columns (name -> DuckDB type) where the store's own schema lacks the table: a kind from elsewhere
     columns: dict[str, str] | None = None
+    # its board pages: "module:function" called with (store, board folder), and the (title, file) the menu links
+    board: str | None = None
+    board_menu: tuple[tuple[str, str], ...] = ()
 
     def claims(self, suite: str) -> bool:
         return suite == self.name or (self.family and suite.startswith(self.name + "-"))
@@ -98,6 +102,11 @@ def own_card(suite: str) -> KindCard | None:
 def card(suite: str) -> KindCard:
     """The card of the kind a suite name selects: a registered kind, else the agent tasks."""
     return own_card(suite) or importlib.import_module(AGENT_TASKS).CARD
+
+
+def all_cards() -> list[KindCard]:
+    """Every registered kind's card, in the registry's order (every kind module is loaded)."""
+    return [importlib.import_module(m).CARD for m in _MODULES.values()]
 
 
 def is_registered(suite: str) -> bool:
