@@ -8,16 +8,12 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.language import run_cell
-from assets.runs import registered_model
 from kbench_dagster.capability_cmd import score_document
-from kbench_dagster.partitions import keys_of, run_partitions
-from kbench_dagster.pools import MODEL_SERVER_POOL
-from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
+from kbench_dagster.cells import cell_asset
+from kbench_dagster.resources import AgentSettings, ResultsDB
 from sandbox.chatwork.capability import CapabilityItems
 from sandbox.chatwork.capability_audit import audit_suite
 from sandbox.chatwork.judge import Judge
-from sandbox.engine.spec import API_AGENT
 from sandbox.servers.probe import reported_context
 from task_defs.capability.loader import fingerprint, load_categories
 
@@ -50,27 +46,18 @@ def capability_contract_holds() -> dg.AssetCheckResult:
                   "details": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems[:50]) or "none")})
 
 
-@dg.asset(partitions_def=run_partitions, pool=MODEL_SERVER_POOL, group_name="language", deps=[capability_suite])
-def capability_results(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
-                       sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
-    """Every capability chat item asked of one model@endpoint in one cell, graded (judged items by the judge when
-    one is configured, else pending), a row each."""
-    model_key, _cell = keys_of(context)
-    endpoint = endpoints.get(registered_model(results_db.store(), model_key)[1])
+def _items(agent: AgentSettings, endpoint) -> tuple:
     judge = Judge(agent.capability_judge_url, agent.capability_judge_model) \
         if agent.capability_judge_url and agent.capability_judge_model else None
     kind = CapabilityItems(context_tokens=reported_context(endpoint.url, endpoint.api_key), judge=judge)
     units = kind.select(agent.capability_only or None, agent.capability_limit or None)
-    store, key, done, model_id, endpoint_name = run_cell(context, kind, units, API_AGENT, endpoints, agent,
-                                                         sandbox, results_db)
-    _, rows = store.query("SELECT category, count(*), avg(score), sum((outcome = 'pending')::INT) FROM "
-                          "capability_results WHERE partition_key = ? GROUP BY category ORDER BY category", [key])
-    table = ["| category | items | mean score | not graded |", "|---|---|---|---|"] + [
-        f"| {c} | {n} | {'–' if m is None else f'{m:.3f}'} | {p} |" for c, n, m, p in rows]
-    return dg.MaterializeResult(metadata={
-        "model": model_id, "endpoint": endpoint_name, "run_id": done.spec.run_id, "rows": sum(r[1] for r in rows),
-        "ran_now": done.summary["ran"], "judge": judge.model if judge else "none",
-        "context_tokens": kind.context_tokens or 0, "per_category": dg.MetadataValue.md("\n".join(table))})
+    return kind, units, {"judge": judge.model if judge else "none", "context_tokens": kind.context_tokens or 0}
+
+
+capability_results = cell_asset(
+    "capability_results", "capability_results", "category", _items, deps=(capability_suite,),
+    description="Every capability chat item asked of one model@endpoint in one cell, graded (judged items by the "
+                "judge when one is configured, else pending), a row each.")
 
 
 @dg.asset(deps=[capability_results], group_name="results", automation_condition=dg.AutomationCondition.eager())

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.runs import cell_settings, registered_model
 from gpu.kind import KernelTasks
 from kbench_dagster import service
+from kbench_dagster.cells import cell_settings, registered_model
 from kbench_dagster.keys import parse_cell
 from kbench_dagster.partitions import keys_of, run_partitions
 from kbench_dagster.pools import GPU_POOL, MODEL_SERVER_POOL

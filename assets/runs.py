@@ -6,6 +6,7 @@ from pathlib import Path
 import dagster as dg
 
 from kbench_dagster import service
+from kbench_dagster.cells import cell_settings, registered_model
 from kbench_dagster.keys import parse_cell
 from kbench_dagster.partitions import keys_of, run_partitions
 from kbench_dagster.pools import MODEL_SERVER_POOL
@@ -18,31 +19,6 @@ def _preview(rows: list[tuple]) -> str:
     lines = ["| task | outcome | turns | tool-format errors |", "|---|---|---|---|"]
     lines += [f"| {t} | {o} | {'' if n is None else n} | {'' if e is None else e} |" for t, o, n, e in rows[:70]]
     return "\n".join(lines)
-
-
-def registered_model(store: ResultsStore, model_key: str) -> tuple[str, str]:
-    found = store.model_of(model_key)
-    if found is None:
-        raise dg.Failure(f"model key {model_key!r} is not registered: `kbench models add MODEL --endpoint NAME` "
-                         "or the new_model_release_sensor records the model id and its endpoint")
-    return found
-
-
-def cell_settings(model_key: str, cell: str, kind, model_id: str, endpoint, agent: AgentSettings,
-                  sandbox: SandboxSettings, tasks: str = "", defer_grading: bool = False,
-                  agent_name: str | None = None) -> service.RunSettings:
-    """The settings of one Dagster cell, in the terms `kbench run` takes (agent_name: "api" for chat kinds)."""
-    cond, seed = parse_cell(cell)
-    who = agent_name or agent.agent
-    return service.settings_of(
-        run_id=service.cell_run_id(who, model_key, cell, kind), model=model_id, url=endpoint.url,
-        agent=who, tool_format=agent.tool_format, suite=kind.name, tasks=tasks or None, conds=cond,
-        defer_grading=defer_grading,
-        seeds=[seed], workers=min(agent.workers, endpoint.slots or agent.workers), timeout_s=agent.timeout_s,
-        runs_root=agent.runs_root, work_root=str(sandbox.work_path()), pi_path=agent.pi_path or None,
-        keep_work=agent.keep_work, isolation=sandbox.isolation, server_slots=endpoint.slots,
-        rss_limit_gb=agent.rss_limit_gb, max_procs=agent.max_procs, disk_limit_gb=agent.disk_limit_gb,
-        endpoint=endpoint.name, **endpoint.declared)
 
 
 def _outcomes(store: ResultsStore, key: str, table: str) -> list[tuple]:

@@ -6,16 +6,13 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.language import run_cell
-from kbench_dagster.partitions import run_partitions
-from kbench_dagster.pools import MODEL_SERVER_POOL
+from kbench_dagster.cells import cell_asset
 from kbench_dagster.reporting.trial_stats import strike_stats
-from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
+from kbench_dagster.resources import AgentSettings, ResultsDB
 from kbench_dagster.trials_report_cmd import StaleEvidence, strike_rows
 from sandbox.chatwork.trial_checks import gate_problems, probe
 from sandbox.chatwork.trials import CACHE_DIR, ToolTrials, select_trials
 from sandbox.engine.reply_cache import ReplyCache
-from sandbox.engine.spec import API_AGENT
 from task_defs.trials.grading import work_grade
 from task_defs.trials.loader import rules_fingerprint
 
@@ -53,23 +50,17 @@ def trials_pass_the_gate() -> dg.AssetCheckResult:
                   "details": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems + broken) or "none")})
 
 
-@dg.asset(partitions_def=run_partitions, pool=MODEL_SERVER_POOL, group_name="language", deps=[trial_suite])
-def trial_results(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
-                  sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
-    """Every tool-use trial asked of one model@endpoint in one cell, each answer graded by its oracle, a row each."""
+def _trials(agent: AgentSettings, endpoint) -> tuple:
     cache = ReplyCache(Path(agent.runs_root) / CACHE_DIR) if agent.trials_cache else None
     kind = ToolTrials(response_format=agent.trials_response_format, cache=cache)
     units = select_trials(kind, agent.trials_only or None, agent.trials_limit or None)
-    store, key, done, model_id, endpoint_name = run_cell(context, kind, units, API_AGENT, endpoints, agent,
-                                                         sandbox, results_db)
-    _, rows = store.query("SELECT family, count(*), sum((outcome = 'pass')::INT) FROM trial_results "
-                          "WHERE partition_key = ? GROUP BY family ORDER BY family", [key])
-    table = ["| family | trials | passed |", "|---|---|---|"] + [f"| {f} | {n} | {p} |" for f, n, p in rows]
-    return dg.MaterializeResult(metadata={
-        "model": model_id, "endpoint": endpoint_name, "run_id": done.spec.run_id, "rows": sum(r[1] for r in rows),
-        "passed": sum(r[2] or 0 for r in rows), "ran_now": done.summary["ran"],
-        "response_format": kind.negotiation.mode, "suite_fingerprint": kind.fingerprint,
-        "per_family": dg.MetadataValue.md("\n".join(table))})
+    return kind, units, {"response_format": kind.negotiation.mode}
+
+
+trial_results = cell_asset(
+    "trial_results", "trial_results", "family", _trials, deps=(trial_suite,),
+    description="Every tool-use trial asked of one model@endpoint in one cell, each answer graded by its oracle, "
+                "a row each.")
 
 
 @dg.asset(deps=[trial_results], group_name="results", automation_condition=dg.AutomationCondition.eager())

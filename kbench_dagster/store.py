@@ -346,6 +346,13 @@ class ResultsStore:
             row = con.execute("SELECT run_id FROM runs WHERE partition_key = ? LIMIT 1", [partition_key]).fetchone()
         return row[0] if row else None
 
+    def partition_summary(self, table: str, key: str, by: str) -> list[tuple[str, int, int]]:
+        """(value of `by`, rows, passed) over one partition of a kind's table: an asset's preview."""
+        if table not in all_tables() or not re.fullmatch(r"\w+", by):
+            raise ValueError(f"no table {table!r} or column {by!r} to summarise")
+        return self.query(f'SELECT "{by}", count(*), count(*) FILTER (WHERE outcome = \'pass\') FROM {table} '
+                          f"WHERE partition_key = ? GROUP BY 1 ORDER BY 1", [key])[1]
+
     def query(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
         """A read-only query: a user's SQL can never change the results."""
         with self.connect():  # tables and views in place (older files gain new views)

@@ -7,6 +7,7 @@ import pytest
 import toy_agent_kind
 import toy_chat_kind
 
+from assets.runs import agent_runs
 from kbench_dagster.cli import main
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.store import ResultsStore
@@ -84,3 +85,43 @@ def test_an_agent_kind_in_one_file_runs_in_the_sandbox_and_stores_its_own_rows(t
     assert {r[4] for r in rows} == {agent}
     record = tmp_path / "runs" / "words-oracle" / "base" / "second" / "s1"
     assert (record / "workdir" / "answer.txt").read_text() == "harbour\n"
+
+
+def test_a_kind_in_one_file_gets_a_dagster_cell_asset_with_the_cli_rows(toy_chat, tmp_path):
+    from test_language_assets import _materialize, _rows
+
+    from kbench_dagster.cells import kind_cell_asset
+    from kbench_dagster.keys import model_key
+    from kbench_dagster.service import partition_store_key
+
+    asset = kind_cell_asset(registry.card("toy-chat"))
+    assert asset.partitions_def is agent_runs.partitions_def  # partitioned like every other cell asset
+    with ScriptedServer("oracle", suite="toy-chat", port=0) as srv:
+        dagster_db = _materialize(tmp_path, srv, asset)
+        assert main(["--suite", "toy-chat", "run", "toy-cli", "--model", srv.model_id, "--url", srv.url,
+                     "--conds", "base", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
+                     "--db", str(tmp_path / "cli.duckdb")]) == 0
+    made_by_dagster = _rows(dagster_db, "toy_chat_results", "item")
+    assert len(made_by_dagster) == 4 and {r["outcome"] for r in made_by_dagster} == {"pass"}
+    assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "toy_chat_results", "item")
+    _, keys = ResultsStore(dagster_db).query("SELECT DISTINCT partition_key FROM toy_chat_results")
+    assert keys == [(partition_store_key("api", model_key(srv.model_id, "scripted"), "base.s1", "toy-chat"),)]
+
+
+def test_kbench_kinds_brings_a_kind_kept_elsewhere_to_the_code_location_and_a_bad_entry_is_named():
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    code = ("from kbench_dagster.definitions import defs; "
+            "print(sorted(k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()))")
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'tests'}:{REPO}", "KBENCH_KINDS": "toy-chat=toy_chat_kind"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "'toy_chat_results'" in out.stdout and "'trial_results'" in out.stdout
+    env["KBENCH_KINDS"] = "toy-chat"
+    bad = subprocess.run([sys.executable, "-m", "kbench_dagster.cli", "list"], env=env, cwd=REPO,
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "KBENCH_KINDS: 'toy-chat' is not NAME=MODULE" in bad.stderr

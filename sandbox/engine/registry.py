@@ -14,6 +14,7 @@ A kind from elsewhere is one `register(name, module)` call; the module's CARD do
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -122,3 +123,15 @@ def persona(suite, name: str):
     tasks (the scripted server takes one) has none of its own."""
     c = own_card(suite) if isinstance(suite, str) else None
     return c.personas(name) if c and c.personas else None
+
+
+def _from_environment() -> None:
+    """KBENCH_KINDS="name=module,...": kinds kept elsewhere, for every command and the Dagster code location."""
+    for entry in filter(None, (e.strip() for e in os.environ.get("KBENCH_KINDS", "").split(","))):
+        name, eq, module = (p.strip() for p in entry.partition("="))
+        if not (eq and name and module):
+            raise ValueError(f"KBENCH_KINDS: {entry!r} is not NAME=MODULE (e.g. toy-chat=my_kinds.toy_chat)")
+        register(name, module)
+
+
+_from_environment()
