@@ -14,7 +14,7 @@ from kbench_dagster.store import DEFAULT_DB
 from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.tasks.suite_audit import audit_suite
-from task_defs.fixtures.loader import is_fixture_source
+from task_defs.importers.loader import is_fixture_source
 from task_defs.loader import load_suite, suite_root
 
 

@@ -1,4 +1,4 @@
-"""`kbench import-tasks DIR [--write F.json]`: Harbor / Terminal-Bench task folders (task_defs/fixtures/harbor.py)
+"""`kbench import-tasks DIR [--write F.json]`: Harbor / Terminal-Bench task folders (task_defs/importers/harbor.py)
 as a suite. It lists each task, imported or to be skipped and why, and says how to validate and run it: `--suite DIR`
 takes the folders wherever a suite is taken, so imported tasks go through the same validate, the one run loop and
 the same store as ours. `--write` keeps the suite as one JSON fixture file too."""
@@ -12,7 +12,7 @@ from pathlib import Path
 from kbench_dagster.terminal import visible
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
-from task_defs.fixtures.harbor import is_harbor_source, load_harbor
+from task_defs.importers.harbor import is_harbor_source, load_harbor
 
 
 def cmd_import_tasks(args) -> int:

@@ -1,5 +1,5 @@
 """`kbench swe --dataset F.jsonl --trusted-dataset true [--instance ID] validate|run ...`: a SWE-style dataset
-(task_defs/fixtures/swe.py) as a suite. Nothing of the dataset is read without the trust flag. The dataset becomes
+(task_defs/importers/swe.py) as a suite. Nothing of the dataset is read without the trust flag. The dataset becomes
 ordinary task folders, and `validate` and `run` are the same commands as for any suite (every option after the
 action is theirs), so its attempts go through the one run loop into the same store and board."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from task_defs.fixtures.materialize import materialize
-from task_defs.fixtures.swe import TRUST_HINT, load_swe
+from task_defs.importers.materialize import materialize
+from task_defs.importers.swe import TRUST_HINT, load_swe
 
 
 def cmd_swe(args) -> int:

@@ -11,10 +11,10 @@ from pydantic import BaseModel, ValidationError
 
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
-from task_defs.fixtures.harbor import is_harbor_source, load_harbor
-from task_defs.fixtures.loader import is_fixture_source, load_fixtures
-from task_defs.fixtures.materialize import materialize
-from task_defs.fixtures.swe import TRUST_HINT
+from task_defs.importers.harbor import is_harbor_source, load_harbor
+from task_defs.importers.loader import is_fixture_source, load_fixtures
+from task_defs.importers.materialize import materialize
+from task_defs.importers.swe import TRUST_HINT
 from task_defs.models import VARIANT_NOTE, Suite, Task, note_lines
 
 M = TypeVar("M", bound=BaseModel)

@@ -19,7 +19,7 @@ from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import prepare_workdir, validate_tasks
 from task_defs import load_suite
 from task_defs.errors import TaskFileError
-from task_defs.fixtures.harbor import LOGS, TESTS, load_harbor
+from task_defs.importers.harbor import LOGS, TESTS, load_harbor
 
 OURS = Path(__file__).parent / "data" / "harbor_tasks"
 RUNNABLE = {"csv_people_to_json", "repair_backup_script", "tally_log_levels"}

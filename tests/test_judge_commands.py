@@ -14,7 +14,7 @@ from sandbox.judge import commands
 from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import prepare_workdir
 from task_defs import load_suite
-from task_defs.fixtures.harbor import load_harbor
+from task_defs.importers.harbor import load_harbor
 
 OURS = Path(__file__).parent / "data" / "harbor_tasks"
 FORGE = "import os\nos._exit(0)\n"  # a module that, imported, ends its process with success

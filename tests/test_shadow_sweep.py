@@ -16,8 +16,8 @@ import pytest
 from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import prepare_workdir
 from task_defs import load_suite
-from task_defs.fixtures.materialize import materialize
-from task_defs.fixtures.swe import load_swe
+from task_defs.importers.materialize import materialize
+from task_defs.importers.swe import load_swe
 
 DATA = Path(__file__).parent / "data"
 FORGED_MODULE = """# shadow-sweep

@@ -11,8 +11,8 @@ from kbench_dagster.cli import main
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.errors import TaskFileError
-from task_defs.fixtures.materialize import materialize
-from task_defs.fixtures.swe import UntrustedDataset, load_swe
+from task_defs.importers.materialize import materialize
+from task_defs.importers.swe import UntrustedDataset, load_swe
 
 CASES = Path(__file__).parent / "data" / "swe_cases.jsonl"
 

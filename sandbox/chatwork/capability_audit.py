@@ -26,7 +26,7 @@ from sandbox.chatwork.capability import check_names, run_kbtest
 from sandbox.isolation.bwrap import IsolationConfig
 from task_defs.capability.checks import grade_text
 from task_defs.capability.models import CATEGORIES, FieldCheck, Item, JudgeGrader, KbtestGrader
-from task_defs.fixtures.models import CommandCheck, Fixture
+from task_defs.importers.models import CommandCheck, Fixture
 
 MIN_PER_CATEGORY, MIN_ITEMS = 4, 140
 # A repeated group whose one required piece is itself repeated ((a+)+, (\w+\s?)*): Python's re backtracks through

@@ -211,7 +211,7 @@ def validate_task(
 
 
 def _swe_problems(variants: list[Variant]) -> list[str]:
-    """SWE-style cases (task_defs/fixtures/swe.py): on the untouched folder every fail_to_pass case must fail and
+    """SWE-style cases (task_defs/importers/swe.py): on the untouched folder every fail_to_pass case must fail and
     every pass_to_pass case pass; the reference passing them all is the usual check."""
     untouched = next((v for v in variants if v.kind == "untouched"), None)
     cases = untouched.cases if untouched else {}

@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from task_defs.fixtures.models import Fixture, SafeFiles
+from task_defs.importers.models import Fixture, SafeFiles
 
 CATEGORIES: tuple[str, ...] = (
     "basic", "tool_use", "structured_output", "coding", "debugging", "long_context", "instruction", "file_ops",
@@ -187,7 +187,7 @@ class Item(_Strict):
 
 class CategoryFile(_Strict):
     """A category's items; the agent categories hold `tasks` instead: JSON task fixtures in YAML
-    (task_defs/fixtures/models.py), worked by the run's agent and graded by their hidden checks (a `hard` tag
+    (task_defs/importers/models.py), worked by the run's agent and graded by their hidden checks (a `hard` tag
     makes the tier)."""
 
     category: Category
