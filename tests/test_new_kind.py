@@ -1,7 +1,9 @@
 """A kind defined in one file under tests/ and registered in one line runs through the one engine with no other
 file edited: `kbench run --suite` with the scripted oracle (every unit passes) and null (none), rows in a table of
-its own, a board page in the menu, a second run that finds everything done, and a regrade after its grading
-changed."""
+its own, requeue then infra when the server breaks, a second run that finds everything done, report and collect, a
+board page in the menu, a regrade after its grading changed, and a Dagster cell asset giving the CLI's rows."""
+
+import json
 
 import pytest
 import toy_agent_kind
@@ -31,8 +33,9 @@ def toy_agent():
     registry._EXTERNAL.discard("toy-agent")
 
 
-def run(tmp_path, srv: ScriptedServer, run_id: str, *extra: str, suite: str = "toy-chat") -> int:
-    return main(["--suite", suite, "run", run_id, *extra, "--model", f"scripted-{srv.persona.name}", "--url", srv.url,
+def run(tmp_path, srv: ScriptedServer, run_id: str, *extra: str, suite: str = "toy-chat", model: str = "") -> int:
+    return main(["--suite", suite, "run", run_id, *extra, "--model", model or f"scripted-{srv.persona.name}",
+                 "--url", srv.url,
                  "--conds", "base", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
                  "--db", str(tmp_path / "toy.duckdb")])
 
@@ -63,6 +66,11 @@ def test_a_chat_kind_in_one_file_runs_stores_resumes_and_regrades(toy_chat, tmp_
     assert "<td class=l>scripted-null</td><td>0</td><td>4</td>" in (index.parent / "toy-chat.html").read_text()
     assert 'href="toy-chat.html">Toy sums</a>' in index.read_text()
 
+    assert main(["report", "toy-oracle", "--runs", str(tmp_path / "runs")]) == 0
+    assert "pass@1 100.0%" in capsys.readouterr().out
+    assert main(["collect", "toy-oracle", "--runs", str(tmp_path / "runs")]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"][0]["results"] == 4
+
     # the grading changes (a sum is now expected to be one more): a regrade rewrites the kind's own rows
     monkeypatch.setitem(toy_chat_kind.SUMS, "small", (2, 4))
     assert main(["regrade", "toy-oracle", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
@@ -73,7 +81,8 @@ def test_a_chat_kind_in_one_file_runs_stores_resumes_and_regrades(toy_chat, tmp_
 
 
 @pytest.mark.parametrize("agent", ["builtin", "pi"])
-def test_an_agent_kind_in_one_file_runs_in_the_sandbox_and_stores_its_own_rows(toy_agent, tmp_path, agent):
+def test_an_agent_kind_in_one_file_runs_in_the_sandbox_stores_resumes_and_regrades(toy_agent, tmp_path, agent,
+                                                                                   capsys, monkeypatch):
     for persona in ("oracle", "null"):
         with ScriptedServer(persona, suite="toy-agent", port=0) as srv:
             assert run(tmp_path, srv, f"words-{persona}", "--agent", agent, suite="toy-agent") == 0
@@ -85,6 +94,17 @@ def test_an_agent_kind_in_one_file_runs_in_the_sandbox_and_stores_its_own_rows(t
     assert {r[4] for r in rows} == {agent}
     record = tmp_path / "runs" / "words-oracle" / "base" / "second" / "s1"
     assert (record / "workdir" / "answer.txt").read_text() == "harbour\n"
+    with ScriptedServer("oracle", suite="toy-agent", port=0) as srv:  # resumed: another server, another run id
+        assert run(tmp_path, srv, "words-again", "--agent", agent, suite="toy-agent") == 0
+        capsys.readouterr()
+        assert run(tmp_path, srv, "words-again", "--agent", agent, suite="toy-agent") == 0
+        assert "ran 0, already done 3" in capsys.readouterr().err
+    monkeypatch.setitem(toy_agent_kind.WORDS, "first", "lamp")  # its grading changes: a regrade sees it
+    assert main(["regrade", "words-oracle", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
+                 "--db", str(tmp_path / "toy.duckdb")]) == 0
+    _, regraded = ResultsStore(tmp_path / "toy.duckdb").query(
+        "SELECT task, outcome, expected FROM toy_agent_results WHERE run_id = 'words-oracle' ORDER BY task")
+    assert regraded == [("first", "wrong", "lamp"), ("second", "pass", "harbour"), ("third", "pass", "quartz")]
 
 
 def test_a_kind_in_one_file_gets_a_dagster_cell_asset_with_the_cli_rows(toy_chat, tmp_path):
@@ -125,3 +145,17 @@ def test_kbench_kinds_brings_a_kind_kept_elsewhere_to_the_code_location_and_a_ba
     bad = subprocess.run([sys.executable, "-m", "kbench_dagster.cli", "list"], env=env, cwd=REPO,
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "KBENCH_KINDS: 'toy-chat' is not NAME=MODULE" in bad.stderr
+
+
+def test_a_chat_kinds_attempts_cut_short_by_the_server_are_requeued_then_infra(toy_chat, tmp_path):
+    from kbench_dagster.reporting.loaders import load_results
+
+    with ScriptedServer("chaos", suite="toy-chat", port=0, chaos_delay=0.1) as srv:
+        assert run(tmp_path, srv, "toy-chaos", "--tasks", "small,carry") == 0
+        asked = srv.chat_requests
+    results = load_results(tmp_path / "runs", "toy-chaos")
+    assert sorted(r["task"] for r in results) == ["carry", "small"] and asked >= 6 * 2
+    assert all(r["outcome"] == "infra" and r["requeues"] == 5 and r["infra_error"] for r in results)
+    assert {o for o, _, _ in outcomes(tmp_path, "toy-chaos").values()} == {"infra"}  # never scored as the model's
+    _, runs = ResultsStore(tmp_path / "toy.duckdb").query("SELECT attempts, infra_failures FROM runs")
+    assert runs == [(2, 2)]
