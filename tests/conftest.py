@@ -13,10 +13,12 @@ _STATE = Path(tempfile.mkdtemp(prefix="kbench-test-state-"))
 os.environ.setdefault("KBENCH_DB", str(_STATE / "kbench.duckdb"))
 # Under pytest-xdist each worker leases sandbox uids from a range of its own, so a test that looks for processes
 # left running under a sandbox uid sees only what its own worker started (never another worker's live session).
+# Each worker's block is twice its pool: the 64 uids past the pool are the worker's too, for a test that makes a pool
+# of its own there (test_session_accounting), where another worker's sessions would otherwise run.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _WORKER.startswith("gw") and _WORKER[2:].isdigit():
     os.environ["KBENCH_UID_POOL_SIZE"] = "64"
-    os.environ["KBENCH_UID_BASE"] = str(100_000 + 64 * int(_WORKER[2:]))
+    os.environ["KBENCH_UID_BASE"] = str(100_000 + 128 * int(_WORKER[2:]))
 
 import pytest
 

@@ -246,7 +246,7 @@ def test_a_uid_pool_refuses_a_range_someone_owns(tmp_path):
 def test_a_uid_is_leased_once_and_a_process_outliving_its_lease_is_a_stray(tmp_path):
     """Two sessions at once never share a uid; a process still running as a uid nobody holds is a stray (what the
     leak checks of the other sandbox tests look for), and that uid is not handed out while it runs."""
-    uids = UidPool(base=pool().uids.stop, size=3, root=tmp_path / "uids")
+    uids = UidPool(base=pool().uids.stop, size=3, root=tmp_path / "uids")  # no session's uids (tests/conftest.py)
     with uids.lease() as first:
         with uids.lease() as second:
             assert first != second
