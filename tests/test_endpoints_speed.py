@@ -113,10 +113,13 @@ def test_pi_is_timed_through_its_proxy(tmp_path):
         assert main(["run", "pi-timed", "--model", srv.model_id, "--url", srv.url, "--agent", "pi", "--conds", "base",
                      "--tasks", "fizz", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
                      "--db", str(db)]) == 0
-    _, rows = ResultsStore(db).query("SELECT ttft_s, gen_tok_s, completion_tokens FROM requests WHERE agent = 'pi'")
+    _, rows = ResultsStore(db).query("SELECT ttft_s, total_s, completion_tokens FROM requests WHERE agent = 'pi'")
     assert len(rows) >= 2
-    ttft = statistics.median(r[0] for r in rows)
-    assert CPU["ttft_s"] <= ttft <= CPU["ttft_s"] * 1.1
+    # the first token's time, not the whole reply's: never before the server's set delay, and before the reply ends
+    # when more tokens follow it. How close it comes to the set delay moves with the machine's load: that figure is
+    # bench/wire_overhead.py's, not a test's.
+    assert all(CPU["ttft_s"] <= ttft for ttft, _, _ in rows)
+    assert all(ttft < total for ttft, total, tokens in rows if tokens > 1)
 
 
 def test_sampling_is_sent_by_every_path_and_is_part_of_a_rows_identity(tmp_path, capsys):

@@ -3,6 +3,7 @@ file edited: `kbench run --suite` with the scripted oracle (every unit passes) a
 its own, requeue then infra when the server breaks, a second run that finds everything done, report and collect, a
 board page in the menu, a regrade after its grading changed, and a Dagster cell asset giving the CLI's rows."""
 
+import contextlib
 import json
 
 import pytest
@@ -17,20 +18,24 @@ from sandbox.engine import registry
 from sandbox.servers.scripted import ScriptedServer
 
 
+@contextlib.contextmanager
+def registered(name: str, module: str):
+    registry.register(name, module)  # the one line a new kind needs
+    yield
+    registry._MODULES.pop(name)  # the other tests of this worker never see it
+    registry._EXTERNAL.discard(name)
+
+
 @pytest.fixture
 def toy_chat():
-    registry.register("toy-chat", "toy_chat_kind")  # the one line a new kind needs
-    yield
-    registry._MODULES.pop("toy-chat")
-    registry._EXTERNAL.discard("toy-chat")
+    with registered("toy-chat", "toy_chat_kind"):
+        yield
 
 
 @pytest.fixture
 def toy_agent():
-    registry.register("toy-agent", "toy_agent_kind")  # the one line a new kind needs
-    yield
-    registry._MODULES.pop("toy-agent")
-    registry._EXTERNAL.discard("toy-agent")
+    with registered("toy-agent", "toy_agent_kind"):
+        yield
 
 
 def run(tmp_path, srv: ScriptedServer, run_id: str, *extra: str, suite: str = "toy-chat", model: str = "") -> int:

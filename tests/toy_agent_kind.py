@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import KindCard, RowSource
+from sandbox.engine.registry import KindCard, RowSource, named_personas
 from sandbox.isolation.workdirs import fresh_dir
 from sandbox.judge.files import NotReadable, read_agent_text
 from sandbox.servers.scripted.personas import ORACLE_DONE, Conversation, Reply, tool_reply
@@ -102,7 +102,7 @@ class WordPersona:
 
 
 CARD = KindCard(name=NAME, table="toy_agent_results", make=lambda suite: ToyWords(), rows=rows,
-                personas=lambda name: WordPersona(name) if name in ("oracle", "null") else None,
+                personas=named_personas("toy_agent_kind:WordPersona", "oracle", "null"),
                 columns={"run_id": "VARCHAR", "model": "VARCHAR", "agent": "VARCHAR", "condition": "VARCHAR",
                          "seed": "INTEGER", "task": "VARCHAR", "outcome": "VARCHAR", "turns": "INTEGER",
                          "answer": "VARCHAR", "expected": "VARCHAR", "suite_fingerprint": "VARCHAR",

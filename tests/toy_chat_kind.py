@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import KindCard, RowSource
+from sandbox.engine.registry import KindCard, RowSource, named_personas
 from sandbox.servers.scripted.personas import Conversation, Reply
 
 NAME = "toy-chat"
@@ -99,7 +99,7 @@ class SumPersona:
 
 
 CARD = KindCard(name=NAME, table="toy_chat_results", make=lambda suite: ToySums(), rows=rows,
-                personas=lambda name: SumPersona(name) if name in ("oracle", "null") else None,
+                personas=named_personas("toy_chat_kind:SumPersona", "oracle", "null"),
                 board="toy_chat_kind:board_page", board_menu=(("Toy sums", "toy-chat.html"),),
                 columns={"run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR", "seed": "INTEGER",
                          "item": "VARCHAR", "outcome": "VARCHAR", "answer": "VARCHAR", "expected": "BIGINT",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import KindCard, RowSource
+from sandbox.engine.registry import KindCard, RowSource, named_personas
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import fresh_dir
 from sandbox.judge.parse import Refused, bounded_json
@@ -217,15 +217,9 @@ def breakdown_rows(src: RowSource) -> dict[str, list[dict]]:
                                    "answer": v.get("answer")} for item, v in items.items()]}
 
 
-def _persona(name: str):
-    if name not in ("oracle", "noisy"):
-        return None
-    from sandbox.chatwork.breakdown_oracle import BreakdownPersona  # the answers only where they are used
-
-    return BreakdownPersona(name)
-
-
 # the family's runs are named breakdown-WAY-WORDING; the scripted server answers all of them as "breakdown"
 CARD = KindCard(name=PREFIX.rstrip("-"), table="breakdown_answers", make=breakdown_kind, rows=breakdown_rows,
-                family=True, personas=_persona, board="kbench_dagster.reporting.board_language:breakdown_pages",
+                family=True,
+                personas=named_personas("sandbox.chatwork.breakdown_oracle:BreakdownPersona", "oracle", "noisy"),
+                board="kbench_dagster.reporting.board_language:breakdown_pages",
                 board_menu=(("Breakdown", "breakdown.html"),))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource
+from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource, named_personas
 from sandbox.isolation.bwrap import IsolationConfig
 from task_defs.textjobs.loader import fingerprint, load_jobs
 from task_defs.textjobs.models import Item, Job
@@ -113,14 +113,7 @@ def textjob_rows(src: RowSource) -> dict[str, list[dict]]:
         "reply": src.record.file_text("reply.txt", REPLY_CHARS)}]}
 
 
-def _persona(name: str):
-    if name not in ("oracle", "noisy"):
-        return None
-    from sandbox.chatwork.oracle import TextJobPersona  # the answer key only where it is used
-
-    return TextJobPersona(name)
-
-
 CARD = KindCard(name=NAME, table="textjob_replies", make=lambda suite: TextJobs(), rows=textjob_rows,
-                personas=_persona, board="kbench_dagster.reporting.board_language:textjob_pages",
+                personas=named_personas("sandbox.chatwork.oracle:TextJobPersona", "oracle", "noisy"),
+                board="kbench_dagster.reporting.board_language:textjob_pages",
                 board_menu=(("Text jobs", "textjobs.html"),))

@@ -35,7 +35,7 @@ from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession, call_arguments, server_broke
 from sandbox.engine.jsonlines import json_bytes, json_value
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource
+from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource, named_personas
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
@@ -273,14 +273,9 @@ def trial_rows(src: RowSource) -> dict[str, list[dict]]:
         "exchange": src.record.file_text("reply.json", REPLY_CHARS), **src.endpoint}]}
 
 
-def _persona(name: str):
-    if name not in ("oracle", "null"):
-        return None
-    return TrialPersona(name)
-
-
 CARD = KindCard(name=NAME, table="trial_results", make=lambda suite: ToolTrials(), rows=trial_rows,
-                personas=_persona, board="kbench_dagster.reporting.board_trials:trial_pages",
+                personas=named_personas("sandbox.chatwork.trials:TrialPersona", "oracle", "null"),
+                board="kbench_dagster.reporting.board_trials:trial_pages",
                 board_menu=(("Trials", "trials.html"),))
 
 

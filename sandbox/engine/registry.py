@@ -73,6 +73,19 @@ class KindCard:
 _EXTERNAL: set[str] = set()  # names registered from elsewhere: the store asks for their tables
 
 
+def named_personas(target: str, *names: str) -> Callable[[str], object | None]:
+    """A card's `personas` where one class plays them all: the class at `target` ("module:Class", imported only
+    when a persona is made), given the persona's name, for each of `names`."""
+
+    def make(name: str):
+        if name not in names:
+            return None
+        module, cls = target.split(":")
+        return getattr(importlib.import_module(module), cls)(name)
+
+    return make
+
+
 def register(name: str, module: str) -> None:
     """A kind defined elsewhere: its module is imported when a suite named `name` is asked for (and its table made
     in the store when one is opened)."""
