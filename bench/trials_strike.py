@@ -40,7 +40,7 @@ def strike(url: str, tmp: Path, run_id: str, limit: int, parallel: int, slots: i
 
 
 def requests_of(runs: Path, run_id: str) -> int:
-    from sandbox.engine.attempt_records import records_of
+    from sandbox.engine.attempt_reader import records_of
 
     return sum(r.recorded().get("turns") or 0 for r in records_of(runs / run_id))
 

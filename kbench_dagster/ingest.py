@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from kbench_dagster.store import ResultsStore, RunManifest, all_tables
-from sandbox.engine.attempt_records import AttemptRecord, done_keys, records_of
+from sandbox.engine.attempt_reader import AttemptRecord, done_keys, records_of
 from sandbox.engine.registry import RowSource, card
 
 SPEED_FIELDS = ("stream", "finish", "ttft_s", "queued_s", "total_s", "gen_s", "prompt_tokens", "completion_tokens",

@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kbench_dagster.ingest import cell_of, cells_of, ingest_run, store_cell, write_key
 from kbench_dagster.store import ResultsStore, all_tables
-from sandbox.engine.attempt_records import done_keys
+from sandbox.engine.attempt_reader import done_keys
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
-from sandbox.engine.records import check_run_id
+from sandbox.engine.attempt_folders import check_run_id
 from sandbox.engine.registry import card, is_registered, kind_of
 from sandbox.engine.regrade import RegradeSummary, regrade_run
 from sandbox.engine.runs import Runner

@@ -26,7 +26,7 @@ from kbench_dagster.trials_report_cmd import add_report_parsers
 from sandbox.chatwork.formats import MODES, POLICIES
 from sandbox.chatwork.trial_checks import gate_problems, probe
 from sandbox.chatwork.trials import CACHE_DIR, ToolTrials, request_of, select_trials
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine.attempt_reader import records_of
 from sandbox.engine.reply_cache import ReplyCache
 from task_defs.trials.loader import rules_fingerprint
 from task_defs.vocabulary import SCORED

@@ -239,7 +239,7 @@ def server():
 def kill_mid_run(cmd: list[str], run_dir: Path, at_least: int = 5) -> int:
     """Start a kbench command in its own session, SIGKILL the whole session once `at_least` attempts of seed 1 are
     finished (a result.json, or a ledger line), and return how many the killed run left."""
-    from sandbox.engine.attempt_records import done_keys
+    from sandbox.engine.attempt_reader import done_keys
 
     def finished() -> int:
         return sum(k.endswith("/s1") for k in done_keys(run_dir))

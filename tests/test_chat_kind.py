@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.engine import ledger as ledger_module
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine import attempt_ledger as ledger_module
+from sandbox.engine.attempt_reader import records_of
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.ledger import RunLedger
+from sandbox.engine.attempt_ledger import RunLedger
 from sandbox.engine.regrade import regrade_run
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.engine.runs import Runner

@@ -13,7 +13,7 @@ from sandbox.chatwork.capability import REPLIES, CapabilityItems, calls_reply
 from sandbox.chatwork.oracle import TextJobPersona
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.chatwork.trials import ToolTrials, TrialPersona
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine.attempt_reader import records_of
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall

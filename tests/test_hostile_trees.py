@@ -17,7 +17,7 @@ from conftest import SQUARE_TEST, SQUARE_TOML, fresh, needs_bwrap, write_task
 
 from kbench_dagster.cli import main as cli_main
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.records import copy_final_files
+from sandbox.engine.attempt_folders import copy_final_files
 from sandbox.engine.runs import Runner
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig

@@ -1,13 +1,13 @@
 """A run's record holds what the agent could shape (tests.txt, the workdir/ copies of its files); triage and the
 store's ingest read them with the harness's rights, so a link there, at the file or at a folder on the way, is
-never followed (sandbox/engine/attempt_records.py, rule 3 of sandbox/judge/)."""
+never followed (sandbox/engine/attempt_reader.py, rule 3 of sandbox/judge/)."""
 
 import json
 from pathlib import Path
 
 from kbench_dagster.reporting.triage import render_evidence, triage
 from sandbox.chatwork.textjobs import textjob_rows
-from sandbox.engine.attempt_records import FolderRecord
+from sandbox.engine.attempt_reader import FolderRecord
 from sandbox.engine.registry import RowSource
 
 SECRET = "host-only-secret-4711"

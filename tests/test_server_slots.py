@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from kbench_dagster import service
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine.attempt_reader import records_of
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.runs import Runner
 from sandbox.engine.slots import ServerSlots

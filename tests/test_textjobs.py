@@ -12,7 +12,7 @@ from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.oracle import NOISY_REPLY, NOISY_SHARE, noisy_items
 from sandbox.chatwork.textjobs import TextJobs
-from sandbox.engine.ledger import RunLedger
+from sandbox.engine.attempt_ledger import RunLedger
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import TaskFileError
 from task_defs.textjobs.loader import load_job, load_jobs

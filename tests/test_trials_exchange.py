@@ -11,7 +11,7 @@ from conftest import kill_mid_run
 from kbench_dagster.cli import main
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.trials import ToolTrials
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine.attempt_reader import records_of
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
 from task_defs.trials.grading import reference_answer

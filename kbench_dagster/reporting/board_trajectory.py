@@ -10,7 +10,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 from sandbox.agents.record import read_events
-from sandbox.engine.attempt_records import AttemptRecord, FolderRecord
+from sandbox.engine.attempt_reader import AttemptRecord, FolderRecord
 from sandbox.isolation.trees import Walk
 from sandbox.judge.files import NotReadable, read_agent_file, read_agent_text
 

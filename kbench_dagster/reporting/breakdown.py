@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting.export import validate_against
 from kbench_dagster.reporting.stats import wilson_p
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine.attempt_reader import records_of
 
 SCHEMA_ID = "kbench-dagster/breakdown/1"
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schema" / "breakdown.schema.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting.export import validate_against
 from kbench_dagster.reporting.stats import wilson_p
-from sandbox.engine.attempt_records import records_of
+from sandbox.engine.attempt_reader import records_of
 from task_defs.textjobs.metrics import HEADLINE, job_figures
 from task_defs.vocabulary import SCORED
 

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 
 from kbench_dagster.reporting.board_trajectory import conversation, conversation_text, record_files
 from kbench_dagster.terminal import visible
-from sandbox.engine.attempt_records import record_at
+from sandbox.engine.attempt_reader import record_at
 
 
 def crash_kind(detail: str, tests_text: str) -> str:

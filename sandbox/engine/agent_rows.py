@@ -31,7 +31,7 @@ GRADING_COLUMNS = {
 }
 
 def grading_row(r: dict) -> dict:
-    """A gradings row from a result with its latest regrading applied (sandbox.engine.records.read_result)."""
+    """A gradings row from a result with its latest regrading applied (sandbox.engine.attempt_folders.read_result)."""
     return {"run_id": r["run_id"], "model": r["model"], "condition": r["condition"], "task": r["task"],
             "seed": r["seed"], "outcome": r["outcome"], "detail": r.get("detail"),
             "test_duration_s": r.get("test_duration_s"), "suite_fingerprint": r["suite_fingerprint"],

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sandbox.engine.attempt_records import AttemptRecord
+    from sandbox.engine.attempt_reader import AttemptRecord
     from sandbox.engine.kinds import WorkKind
 
 AGENT_TASKS = "sandbox.engine.kinds"

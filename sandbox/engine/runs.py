@@ -2,8 +2,8 @@
 defer_grading, left for regrade to grade), recorded.
 
 The same code serves the CLI and the Dagster assets. An attempt's record is written whole or not at all: a folder
-renamed into place last (sandbox/engine/records.py, FolderBox) for the kinds that run an agent, a line of the run's
-ledger (sandbox/engine/ledger.py) for the chat-only kinds. A killed harness never leaves a result that looks
+renamed into place last (sandbox/engine/attempt_folders.py, FolderBox) for the kinds that run an agent, a line of the run's
+ledger (sandbox/engine/attempt_ledger.py) for the chat-only kinds. A killed harness never leaves a result that looks
 finished: the same command again redoes exactly the attempts without one.
 """
 
@@ -23,11 +23,11 @@ from pathlib import Path
 from sandbox.agents.pi import node_modules_of, pi_version
 from sandbox.agents.record import EventLog, SessionStats
 from sandbox.agents.wire import speed_summary
-from sandbox.engine.attempt_report import changed_files, fingerprint, write_report
+from sandbox.engine.attempt_page import changed_files, fingerprint, write_report
 from sandbox.engine.chat import ChatInfra, ChatTimeout, NotCached
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
-from sandbox.engine.ledger import LedgerBox, RunLedger
-from sandbox.engine.records import RESULT, FolderBox, attempt_dir, is_false_claim
+from sandbox.engine.attempt_ledger import LedgerBox, RunLedger
+from sandbox.engine.attempt_folders import RESULT, FolderBox, attempt_dir, is_false_claim
 from sandbox.engine.slots import session_slot
 from sandbox.engine.spec import Attempt, RunSpec, check_agent, open_agent, plan, server_slots_of, write_manifest
 from sandbox.engine.stops import DiskFull, RunStopped, ServerDown

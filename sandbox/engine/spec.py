@@ -17,7 +17,7 @@ from sandbox.agents.serverproxy import ServerProxy
 from sandbox.engine.chat import ChatClient
 from sandbox.engine.conditions import Condition
 from sandbox.engine.kinds import WorkKind
-from sandbox.engine.records import environment_versions, gpus, write_json_atomic
+from sandbox.engine.attempt_folders import environment_versions, gpus, write_json_atomic
 from sandbox.engine.slots import CHAT_QUEUE, ServerSlots, slot_capacity
 from sandbox.isolation import uids
 from sandbox.isolation.bwrap import IsolationConfig

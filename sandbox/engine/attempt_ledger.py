@@ -170,7 +170,7 @@ class EventList(EventLog):
 def kept_files(workdir: Path) -> tuple[dict[str, str], list[str]]:
     """The files a chat-only kind left in its scratch folder (its replies, what a shell trial's commands made), as
     text; what is not kept (links, binary, too big, too many) is named in the second list. Read as the record's
-    copy is (sandbox/engine/records.py): no link followed, no blocking open, the walk bounded."""
+    copy is (sandbox/engine/attempt_folders.py): no link followed, no blocking open, the walk bounded."""
     files: dict[str, str] = {}
     left_out: list[str] = []
     if not Path(workdir).is_dir():

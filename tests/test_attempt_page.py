@@ -3,7 +3,7 @@ nothing the agent wrote can break out of the report's code fences."""
 
 import re
 
-from sandbox.engine.attempt_report import changed_files, fingerprint, write_report
+from sandbox.engine.attempt_page import changed_files, fingerprint, write_report
 
 
 def test_changes_are_found_and_caches_left_out(tmp_path):

@@ -16,7 +16,7 @@ import os
 import re
 from pathlib import Path
 
-from sandbox.engine.records import SKIPPED_NAMES
+from sandbox.engine.attempt_folders import SKIPPED_NAMES
 from sandbox.isolation.trees import Walk
 
 CACHES = SKIPPED_NAMES | {".ruff_cache"}
