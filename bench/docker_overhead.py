@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
@@ -47,7 +47,7 @@ def task_wall(cfg: IsolationConfig, root: Path, srv: ScriptedServer, n: int) -> 
                    timeout_s=120, isolation=cfg)
     results = []
     t = time.perf_counter()
-    Runner(spec, suite, on_result=results.append).run()
+    Scheduler(spec, suite, on_result=results.append).run()
     wall = time.perf_counter() - t
     assert all(r["outcome"] == "pass" for r in results), [(cfg.mode, r["task"], r["detail"][:300]) for r in results]
     return wall / len(tasks)

@@ -1,11 +1,11 @@
 """What the harness costs per task beyond the agent and the hidden test, stage by stage, with the oracle persona.
 
-Every result.json carries the seconds of each stage of its attempt (sandbox/engine/runs.py). `wall_s - test_s` alone no
-longer says what the harness costs: it includes the agent session and any wait for a grader thread. Here:
+Every result.json carries the seconds of each stage of its attempt (sandbox/engine/scheduler.py). `wall_s - test_s`
+alone no longer says what the harness costs: it includes the agent session and any wait for a grader thread. Here:
 
     harness cost = wall_s - agent_s - test_s - grade_wait_s      target: median <= 25 ms per builtin task
 
-The wait for a grader is a stage of its own, not a cost: even with one worker the Runner grades in a pool of one
+The wait for a grader is a stage of its own, not a cost: even with one worker the Scheduler grades in a pool of one
 thread beside the next session, and the oracle's builtin sessions (~50 ms) are far shorter than the hidden tests,
 so later tasks queue for the grader. test_s is the judge's sandboxed process from start to end; judge_overhead_s is
 what grading costs around it (the harness copy, the uid lease, scratch folders). The sandbox's own start and end sit
@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner, RunSpec
+from sandbox.engine.scheduler import Scheduler
+from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.session import run_session
@@ -44,7 +45,7 @@ def measure(agent: str, suite, tasks: str, tmp: Path) -> tuple[list[dict], float
                        tasks=select(suite, tasks), url=srv.url, agent=agent, runs_root=tmp / "runs",
                        work_root=default_work_root(), workers=1)
         t = time.perf_counter()
-        Runner(spec, suite, on_result=results.append).run()
+        Scheduler(spec, suite, on_result=results.append).run()
         return results, time.perf_counter() - t
 
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.scripted import ScriptedServer
@@ -36,7 +36,7 @@ def main() -> None:
                        workers=WORKERS, seeds=SEEDS)
         results = []
         t = time.perf_counter()
-        Runner(spec, suite, on_result=results.append).run()
+        Scheduler(spec, suite, on_result=results.append).run()
         wall = time.perf_counter() - t
         requests = srv.chat_requests
     ideal = requests * LATENCY / SLOTS

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from sandbox.chatwork.textjobs import TextJobs
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import API_AGENT, RunSpec
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.scripted import ScriptedServer
@@ -32,7 +32,7 @@ def main() -> None:
                        work_root=default_work_root(), workers=PARALLEL)
         results = []
         t = time.perf_counter()
-        Runner(spec, kind, on_result=results.append).run()
+        Scheduler(spec, kind, on_result=results.append).run()
         wall = time.perf_counter() - t
         requests = srv.chat_requests
     ideal = requests * LATENCY / SLOTS

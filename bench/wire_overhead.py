@@ -21,7 +21,8 @@ from pathlib import Path
 from sandbox.agents import builtin, wire
 from sandbox.agents.record import EventLog
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner, RunSpec
+from sandbox.engine.scheduler import Scheduler
+from sandbox.engine.spec import RunSpec
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
@@ -60,7 +61,7 @@ def agent_seconds(watch: type, suite, tasks: str, tmp: Path, tag: str) -> tuple[
             spec = RunSpec(run_id=f"wire-{tag}", model=srv.model_id, conds=select_conditions("base"),
                            tasks=select(suite, tasks), url=srv.url, agent="builtin", runs_root=tmp / "runs",
                            work_root=default_work_root(), workers=1)
-            Runner(spec, suite, on_result=results.append).run()
+            Scheduler(spec, suite, on_result=results.append).run()
             return [r["stages"]["agent_s"] for r in results], srv.chat_requests
     finally:
         builtin.Stopwatch = wire.Stopwatch

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, kill_mid_run, needs_bwrap, sandbox_processes
 
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunConflict, RunSpec
 from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import bwrap_path
@@ -31,7 +31,7 @@ def run(srv_url, model, agent, tasks, tmp_path, run_id="r", **kw):
     spec = RunSpec(run_id=run_id, model=model, conds=select_conditions(kw.pop("conds", "base")),
                    tasks=select(SUITE, tasks), url=srv_url, agent=agent, runs_root=tmp_path / "runs",
                    work_root=tmp_path / "work", workers=kw.pop("workers", 2), timeout_s=kw.pop("timeout_s", 120), **kw)
-    Runner(spec, SUITE, on_result=results.append).run()
+    Scheduler(spec, SUITE, on_result=results.append).run()
     return results, tmp_path / "runs" / run_id
 
 

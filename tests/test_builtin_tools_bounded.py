@@ -16,7 +16,7 @@ from conftest import REPO, needs_bwrap
 
 from sandbox.agents.tools import EDIT_MAX_BYTES, READ_CAP_BYTES, ToolBox, ToolError, _within
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, MB
@@ -366,7 +366,7 @@ def test_a_builtin_session_whose_write_hits_a_fifo_ends_with_its_outcome(tmp_pat
         spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=select(suite, "clamp"),
                        url=srv.url, agent="builtin", runs_root=tmp_path / "runs", work_root=tmp_path / "work",
                        workers=1, timeout_s=60, keep_work=True)
-        t = threading.Thread(target=Runner(spec, suite, on_result=results.append).run, daemon=True)
+        t = threading.Thread(target=Scheduler(spec, suite, on_result=results.append).run, daemon=True)
         t.start()
         t.join(60 + 60)
         if t.is_alive():

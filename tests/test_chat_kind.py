@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from sandbox.engine import attempt_ledger as ledger_module
+from sandbox.engine.attempt_ledger import RunLedger
 from sandbox.engine.attempt_reader import records_of
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.attempt_ledger import RunLedger
 from sandbox.engine.regrade import regrade_run
 from sandbox.engine.reply_cache import ReplyCache
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import API_AGENT, RunSpec
 from sandbox.engine.stops import DiskFull
 from sandbox.servers.scripted import ScriptedServer
@@ -60,9 +60,6 @@ class Sums:
 
     def prompts(self, unit: Sum) -> list[str]:
         return [f"What is {unit.a} + {unit.b}? Answer with the number only."]
-
-    def session_isolation(self, cfg):
-        return cfg
 
     def timeout_s(self, unit: Sum, run_timeout_s: float) -> float:
         return run_timeout_s
@@ -110,8 +107,8 @@ def test_a_chat_only_kind_runs_records_and_resumes_through_the_one_loop(tmp_path
     results = []
     with ScriptedServer(persona=Adder(wrong=(3,)), port=0, slots=2) as srv:
         spec = spec_for(srv.url, tmp_path, seeds=2)
-        summary = Runner(spec, Sums(UNITS), on_result=results.append).run()
-        again = Runner(spec, Sums(UNITS)).run()
+        summary = Scheduler(spec, Sums(UNITS), on_result=results.append).run()
+        again = Scheduler(spec, Sums(UNITS)).run()
     assert summary == {"planned": 8, "already_done": 0, "ran": 8}
     assert again == {"planned": 8, "already_done": 8, "ran": 0}
     outcomes = {(r["task"], r["seed"]): r["outcome"] for r in results}
@@ -138,7 +135,7 @@ def test_a_chat_only_kind_runs_records_and_resumes_through_the_one_loop(tmp_path
 def test_server_trouble_in_a_chat_attempt_is_infra_never_a_wrong_answer(tmp_path):
     results = []
     with ScriptedServer(persona="chaos", port=0, chaos_delay=0.0, chaos_kinds=("http_500", "reset", "bad_json")) as srv:
-        Runner(spec_for(srv.url, tmp_path, units=UNITS[:2], workers=1), Sums(UNITS[:2]),
+        Scheduler(spec_for(srv.url, tmp_path, units=UNITS[:2], workers=1), Sums(UNITS[:2]),
                on_result=results.append).run()
     assert [r["outcome"] for r in results] == ["infra", "infra"]
     assert all(r["infra"] and r["requeues"] == 5 and r["infra_error"] for r in results)
@@ -149,7 +146,7 @@ def test_server_trouble_in_a_chat_attempt_is_infra_never_a_wrong_answer(tmp_path
 def test_a_chat_attempt_out_of_time_is_a_timeout_not_a_wrong_answer(tmp_path):
     results = []
     with ScriptedServer(persona=Adder(), port=0, latency=3.0) as srv:
-        Runner(spec_for(srv.url, tmp_path, units=UNITS[:1], timeout_s=0.5), Sums(UNITS[:1]),
+        Scheduler(spec_for(srv.url, tmp_path, units=UNITS[:1], timeout_s=0.5), Sums(UNITS[:1]),
                on_result=results.append).run()
     (r,) = results
     assert (r["outcome"], r["agent_timeout"], r["infra"]) == ("timeout", True, False)
@@ -157,7 +154,7 @@ def test_a_chat_attempt_out_of_time_is_a_timeout_not_a_wrong_answer(tmp_path):
 
 def test_a_changed_answer_key_regrades_the_kept_replies_without_asking_again(tmp_path):
     with ScriptedServer(persona=Adder(), port=0) as srv:
-        Runner(spec_for(srv.url, tmp_path), Sums(UNITS)).run()
+        Scheduler(spec_for(srv.url, tmp_path), Sums(UNITS)).run()
         asked = srv.chat_requests
     changed = Sums(UNITS, key_offset=1)
     summary = regrade_run(tmp_path / "runs" / "sums-run", changed, tmp_path / "work", spec_for("", tmp_path).isolation)
@@ -171,10 +168,10 @@ def test_a_changed_answer_key_regrades_the_kept_replies_without_asking_again(tmp
 
 def test_the_agent_setting_must_fit_the_kind(tmp_path):
     with pytest.raises(ValueError, match="asks the server directly"):
-        Runner(spec_for("http://127.0.0.1:9/v1", tmp_path, agent="builtin"), Sums(UNITS)).run()
+        Scheduler(spec_for("http://127.0.0.1:9/v1", tmp_path, agent="builtin"), Sums(UNITS)).run()
     suite = load_suite("kbench")
     with pytest.raises(ValueError, match="done by an agent"):
-        Runner(spec_for("http://127.0.0.1:9/v1", tmp_path, tasks=suite.tasks[:1]), suite).run()
+        Scheduler(spec_for("http://127.0.0.1:9/v1", tmp_path, tasks=suite.tasks[:1]), suite).run()
 
 
 def test_a_torn_last_ledger_line_is_redone_and_never_swallows_the_next(tmp_path):
@@ -182,7 +179,7 @@ def test_a_torn_last_ledger_line_is_redone_and_never_swallows_the_next(tmp_path)
     alone, and its new line is not glued onto the torn one."""
     with ScriptedServer(persona=Adder(), port=0) as srv:
         spec = spec_for(srv.url, tmp_path)
-        Runner(spec, Sums(UNITS)).run()
+        Scheduler(spec, Sums(UNITS)).run()
         ledger = RunLedger(tmp_path / "runs" / "sums-run")
         data = ledger.path.read_bytes()
         last = data.rstrip(b"\n").rsplit(b"\n", 1)[1]
@@ -190,7 +187,7 @@ def test_a_torn_last_ledger_line_is_redone_and_never_swallows_the_next(tmp_path)
         ledger.path.write_bytes(data[: len(data) - len(last) // 2 - 1])  # half of the last line, no newline
         assert {r.key for r in records_of(ledger.path.parent)} == {f"base/{u.id}/s1" for u in UNITS} - {lost}
         asked = srv.chat_requests
-        again = Runner(spec, Sums(UNITS)).run()
+        again = Scheduler(spec, Sums(UNITS)).run()
         assert again == {"planned": 4, "already_done": 3, "ran": 1} and srv.chat_requests == asked + 1
     assert sorted(r.key for r in records_of(ledger.path.parent)) == sorted(f"base/{u.id}/s1" for u in UNITS)
     assert all(r.result()["outcome"] == "pass" for r in records_of(ledger.path.parent))
@@ -201,7 +198,7 @@ def test_triage_shows_a_ledger_records_evidence(tmp_path):
     from kbench_dagster.reporting.triage import render_evidence
 
     with ScriptedServer(persona=Adder(wrong=(3,)), port=0) as srv:
-        Runner(spec_for(srv.url, tmp_path), Sums(UNITS)).run()
+        Scheduler(spec_for(srv.url, tmp_path), Sums(UNITS)).run()
     text = render_evidence(load_results(tmp_path / "runs", "sums-run"), "q3")
     assert "ledger.jsonl (base/q3/s1)" in text and "expected 33, got '34'" in text
     assert "What is 3 + 30?" in text and "--- reply.txt (2 bytes)\n34" in text
@@ -222,7 +219,7 @@ class CachedSums(Sums):
 def test_a_replay_that_fills_the_disk_stops_as_disk_full_and_the_rerun_keeps_every_attempt(tmp_path, monkeypatch):
     cache = ReplyCache(tmp_path / "cache")
     with ScriptedServer(persona=Adder(), port=0, slots=2) as srv:
-        Runner(spec_for(srv.url, tmp_path, run_id="first"), CachedSums(UNITS, cache)).run()
+        Scheduler(spec_for(srv.url, tmp_path, run_id="first"), CachedSums(UNITS, cache)).run()
         asked = srv.chat_requests
 
         def full(path, line):
@@ -231,9 +228,9 @@ def test_a_replay_that_fills_the_disk_stops_as_disk_full_and_the_rerun_keeps_eve
         with monkeypatch.context() as m:
             m.setattr(ledger_module, "append_line", full)
             with pytest.raises(DiskFull, match="no space left while recording results"):
-                Runner(spec_for(srv.url, tmp_path, run_id="second"), CachedSums(UNITS, cache)).run()
+                Scheduler(spec_for(srv.url, tmp_path, run_id="second"), CachedSums(UNITS, cache)).run()
         assert RunLedger(tmp_path / "runs" / "second").entries() == []  # nothing half-kept
-        summary = Runner(spec_for(srv.url, tmp_path, run_id="second"), CachedSums(UNITS, cache)).run()
+        summary = Scheduler(spec_for(srv.url, tmp_path, run_id="second"), CachedSums(UNITS, cache)).run()
         assert summary == {"planned": 4, "already_done": 0, "ran": 4}
         assert srv.chat_requests == asked  # the rerun replayed every reply from the cache
     results = [r.result() for r in records_of(tmp_path / "runs" / "second")]

@@ -8,7 +8,7 @@ import pytest
 
 from sandbox.agents.record import EventLog, parse_event, read_events
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.oracle import reference_plan
@@ -38,7 +38,7 @@ def _run(tmp_path, agent: str, **kw):
         spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, TASK),
                        url=srv.url, agent=agent, runs_root=tmp_path / "runs", work_root=tmp_path / "work",
                        workers=1, timeout_s=120, **kw)
-        Runner(spec, SUITE, on_result=results.append).run()
+        Scheduler(spec, SUITE, on_result=results.append).run()
     [r] = results
     return r, tmp_path / "runs" / "r" / "base" / TASK / "s1"
 

@@ -14,7 +14,7 @@ import pytest
 
 from kbench_dagster.cli import main
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.diskspace import FLOOR_BYTES, DiskFull, free_bytes
 from sandbox.isolation.limits import AGENT_LIMITS, MB
@@ -92,7 +92,7 @@ def test_a_disk_that_fills_during_an_attempt_is_infra_then_the_rerun_finishes(sm
         filler.start()
         spec = spec_for(srv, disk / "work", tmp_path / "runs", limits=limits, min_free_bytes=48 * MB)
         with pytest.raises(DiskFull, match="run stopped: the disk holding the work folder"):
-            Runner(spec, SUITE).run()
+            Scheduler(spec, SUITE).run()
         filler.join()
         assert free_bytes(disk) < FLOOR_BYTES
         assert results_of(tmp_path / "runs") == {}, "nothing may be scored on a full disk"
@@ -104,7 +104,7 @@ def test_a_disk_that_fills_during_an_attempt_is_infra_then_the_rerun_finishes(sm
 
         ballast.unlink()
         done = []
-        Runner(spec, SUITE, on_result=done.append).run()
+        Scheduler(spec, SUITE, on_result=done.append).run()
     results = results_of(tmp_path / "runs")
     assert sorted(r["task"] for r in done) == ["clamp", "fizz"]
     assert {t: r["outcome"] for t, r in results.items()} == {"fizz": "pass", "clamp": "pass"}
@@ -167,7 +167,7 @@ def test_an_agent_that_outruns_the_disk_watchdog_is_charged_not_requeued(small_d
                        tasks=select(SUITE, "clamp"), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
                        work_root=disk / "work", workers=1, timeout_s=120, limits=limits, min_free_bytes=48 * MB)
         done = []
-        Runner(spec, SUITE, on_result=done.append).run()
+        Scheduler(spec, SUITE, on_result=done.append).run()
     (r,) = done
     assert r["outcome"] == "nofile" and not r["infra"] and r["requeues"] == 0
     assert r["watchdog_kills"] >= 1

@@ -16,7 +16,7 @@ from test_agent_runs import HOST_TRAPS, PI_SHAPES, run
 from sandbox.containers import engine, image
 from sandbox.containers.process import LABEL, ContainerLost
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS
@@ -152,7 +152,7 @@ def test_a_task_that_names_an_image_runs_in_it_whatever_the_runs_isolation(tmp_p
                                url=srv.url, agent="builtin", runs_root=tmp_path / expected / "runs",
                                work_root=tmp_path / expected / "work", timeout_s=120,
                                isolation=IsolationConfig(mode="bwrap"))
-                Runner(spec, suite, on_result=results.append).run()
+                Scheduler(spec, suite, on_result=results.append).run()
             [r] = results
             assert r["outcome"] == expected, r
             if expected == "skipped":

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.tasks.validation import validate_tasks
@@ -103,7 +103,7 @@ def test_the_oracle_passes_fixtures_and_null_none(tmp_path):
             spec = RunSpec(run_id=persona, model=srv.model_id, conds=select_conditions("base"),
                            tasks=list(suite.tasks), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
                            work_root=tmp_path / "work", timeout_s=60)
-            Runner(spec, suite, on_result=results.append).run()
+            Scheduler(spec, suite, on_result=results.append).run()
         outcomes = {r["task"]: r["outcome"] for r in results}
         assert len(outcomes) == 2
         assert all(o == "pass" for o in outcomes.values()) if want else "pass" not in outcomes.values(), outcomes
@@ -123,7 +123,7 @@ def test_max_steps_ends_the_session_for_both_agents(tmp_path, agent):
         spec = RunSpec(run_id=agent, model=srv.model_id, conds=select_conditions("base"), tasks=list(suite.tasks),
                        url=srv.url, agent=agent, runs_root=tmp_path / "runs", work_root=tmp_path / "work",
                        timeout_s=120)
-        Runner(spec, suite, on_result=results.append).run()
+        Scheduler(spec, suite, on_result=results.append).run()
         asked = srv.chat_requests
     [r] = results
     assert r["outcome"] in ("wrong", "crash") and not r["infra"], r
@@ -144,7 +144,7 @@ def test_the_bundled_suites_validate_and_the_oracle_passes_them(tmp_path, name, 
             spec = RunSpec(run_id=f"{name}-{persona}", model=srv.model_id, conds=select_conditions("base"),
                            tasks=list(suite.tasks), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
                            work_root=tmp_path / "work", workers=2, timeout_s=120)
-            Runner(spec, suite, on_result=got.append).run()
+            Scheduler(spec, suite, on_result=got.append).run()
         passed = {r["task"] for r in got if r["outcome"] == "pass"}
         assert len(got) == size and passed == (set(suite.ids) if persona == "oracle" else set()), (persona, got)
 
@@ -155,7 +155,7 @@ def test_each_attempt_gets_a_report_and_its_changed_files(tmp_path):
     with ScriptedServer(persona="oracle", suite=suite, port=0) as srv:
         spec = RunSpec(run_id="rep", model=srv.model_id, conds=select_conditions("base"), tasks=list(suite.tasks),
                        url=srv.url, agent="builtin", runs_root=tmp_path / "runs", work_root=tmp_path / "work")
-        Runner(spec, suite, on_result=results.append).run()
+        Scheduler(spec, suite, on_result=results.append).run()
     [r] = results
     assert r["outcome"] == "pass" and r["changed_files"] == [{"path": "calc.py", "change": "modified"}]
     report = (tmp_path / "runs" / "rep" / "base" / "mini_add" / "s1" / "report.md").read_text()

@@ -12,7 +12,7 @@ import pytest
 
 from kbench_dagster.cli import main
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.tasks.grading import grade
@@ -54,7 +54,7 @@ def test_the_oracle_passes_them_through_the_run_loop_and_null_none(tmp_path):
             spec = RunSpec(run_id=persona, model=srv.model_id, conds=select_conditions("base"),
                            tasks=list(suite.tasks), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
                            work_root=tmp_path / "work", workers=2, timeout_s=120)
-            Runner(spec, suite, on_result=got.append).run()
+            Scheduler(spec, suite, on_result=got.append).run()
         outcomes = {r["task"]: r["outcome"] for r in got}
         assert outcomes.pop("pinned_http_client") == "skipped"
         want = "pass" if persona == "oracle" else "wrong"

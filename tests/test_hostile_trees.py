@@ -16,9 +16,9 @@ import pytest
 from conftest import SQUARE_TEST, SQUARE_TOML, fresh, needs_bwrap, write_task
 
 from kbench_dagster.cli import main as cli_main
-from sandbox.engine.conditions import select_conditions
 from sandbox.engine.attempt_folders import copy_final_files
-from sandbox.engine.runs import Runner
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.diskspace import usage, used_bytes
@@ -232,7 +232,7 @@ def _run(tmp_path, script, agent, tasks="clamp", suite=SUITE, runs=1, **kw):
                        timeout_s=120, **kw)
         for _ in range(runs):
             results: list[dict] = []
-            Runner(spec, suite, on_result=results.append).run()
+            Scheduler(spec, suite, on_result=results.append).run()
             out.append(results)
     return out if runs > 1 else out[0], tmp_path / "runs" / "r"
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import fresh, needs_bwrap
 
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, MB
@@ -31,7 +31,7 @@ def attempt(tmp_path: Path, agent: str, commands: list[str], **kw) -> tuple[dict
         spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, "clamp"),
                        url=srv.url, agent=agent, runs_root=tmp_path / "runs", work_root=tmp_path / "work",
                        timeout_s=60, **kw)
-        Runner(spec, SUITE, on_result=results.append).run()
+        Scheduler(spec, SUITE, on_result=results.append).run()
     [r] = results
     return r, tmp_path / "runs" / "r"
 

@@ -14,7 +14,7 @@ from kbench_dagster.ingest import ingest_run
 from kbench_dagster.reporting import commands, compare, export, loaders, stats, tables, triage
 from kbench_dagster.store import ResultsStore
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
@@ -31,7 +31,7 @@ def real_run(root: Path, run_id: str, persona: str, tasks: str = TASKS, seeds: i
                        tasks=select(SUITE, tasks), url=srv.url, agent="builtin", runs_root=root / "runs",
                        work_root=root / "work", workers=4, timeout_s=60, seeds=seeds, server_wait_s=5,
                        server_slots=0)
-        Runner(spec, SUITE).run()
+        Scheduler(spec, SUITE).run()
     return root / "runs"
 
 

@@ -15,7 +15,7 @@ import pytest
 from kbench_dagster import service
 from sandbox.engine.attempt_reader import records_of
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.slots import ServerSlots
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.probe import reported_slots
@@ -39,7 +39,7 @@ def run_both(specs) -> list[list[dict]]:
 
     def go(i, spec):
         try:
-            Runner(spec, SUITE, on_result=results[i].append).run()
+            Scheduler(spec, SUITE, on_result=results[i].append).run()
         except Exception as exc:  # noqa: BLE001 - surfaced below
             errors.append(exc)
 
@@ -74,12 +74,12 @@ def test_without_shared_slots_the_two_runs_overlap(tmp_path):
 def test_the_servers_reported_slots_are_used_when_none_is_given(tmp_path):
     with ScriptedServer(persona="oracle", port=0, slots=3) as srv:
         assert reported_slots(srv.url) == 3
-        Runner(spec_for(srv, tmp_path, "auto"), SUITE).run()
+        Scheduler(spec_for(srv, tmp_path, "auto"), SUITE).run()
     manifest = json.loads((tmp_path / "runs" / "auto" / "manifest.json").read_text())
     assert manifest["settings"]["server_slots"] == 3
     with ScriptedServer(persona="oracle", port=0) as srv:  # a server that says nothing: one session at a time
         assert reported_slots(srv.url) is None
-        Runner(spec_for(srv, tmp_path, "none"), SUITE).run()
+        Scheduler(spec_for(srv, tmp_path, "none"), SUITE).run()
         assert srv.max_in_flight == 1
     assert json.loads((tmp_path / "runs" / "none" / "manifest.json").read_text())["settings"]["server_slots"] == 1
 
@@ -173,7 +173,7 @@ def test_chat_requests_may_wait_one_deep_at_the_server_and_agent_sessions_never(
         spec, kind = service.build_spec(settings)
         spec = replace(spec, tasks=spec.tasks[:12], slots_root=tmp_path / "slots")
         results = []
-        Runner(spec, kind, on_result=results.append).run()
+        Scheduler(spec, kind, on_result=results.append).run()
         # one at work and others waiting for it; how many the server counts as waiting at one instant can pass the
         # client's one (the server lets its slot go a little after the client has read the whole reply), so the
         # client's own bound is the lease test's above

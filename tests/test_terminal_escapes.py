@@ -10,7 +10,7 @@ from kbench_dagster import cli
 from kbench_dagster.ingest import ingest_run
 from kbench_dagster.store import ResultsStore
 from sandbox.engine.conditions import select_conditions
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
@@ -53,7 +53,7 @@ def hostile_run(tmp_path_factory) -> Path:
     with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
         spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=select(SUITE, "clamp"),
                        url=srv.url, agent="builtin", runs_root=root / "runs", work_root=root / "work", timeout_s=60)
-        Runner(spec, SUITE).run()
+        Scheduler(spec, SUITE).run()
     return root
 
 

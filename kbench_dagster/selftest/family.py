@@ -52,7 +52,7 @@ class RunView:
     foreign: list[str]  # requests that reached the model server without belonging to a task
     harness_rss_growth: int  # bytes: the most the harness process grew while the run went on
     timeout_s: float
-    error: str | None = None  # the run itself failed (an exception out of Runner.run)
+    error: str | None = None  # the run itself failed (an exception out of Scheduler.run)
     _cache: dict = field(default_factory=dict)
 
     @property

@@ -1,6 +1,6 @@
 """Runs the hostile fault suite: one real `kbench run` per attack family and agent, then the host check.
 
-Each row is a run of its own (RUNID selftest-STAMP-FAMILY-AGENT) with the normal Runner, the scripted server
+Each row is a run of its own (RUNID selftest-STAMP-FAMILY-AGENT) with the normal Scheduler, the scripted server
 playing the family's replay scripts, and the ordinary task solved with its reference last. The API key is a
 random marker, set in the harness's environment too, so that the host check can look for it in every record.
 """
@@ -32,7 +32,7 @@ from kbench_dagster.selftest.family import (
     say,
 )
 from kbench_dagster.selftest.persona import TaskScripts
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.isolation.bwrap import bwrap_path
 from sandbox.isolation.limits import AGENT_LIMITS, MB, Limits
 from sandbox.servers.scripted import ScriptedServer
@@ -118,7 +118,7 @@ def run_row(family: Family, agent: str, suite: Suite, stamp: str, work: Path, ru
         spec, _ = service.build_spec(settings, suite, api_key=key)
         # the scripts' order (the ordinary task after the attacks) and the families' own limits
         spec = replace(spec, tasks=tasks, limits=limits)
-        runner = Runner(spec, suite, on_result=lambda r: results.__setitem__(r["task"], r))
+        runner = Scheduler(spec, suite, on_result=lambda r: results.__setitem__(r["task"], r))
         with _PeakRss() as rss:
             error = _within(runner.run, _row_deadline_s(family, len(tasks)))
     view = RunView(run_id, runs, dict(results), list(persona.foreign), rss.growth, family.timeout_s, error)

@@ -109,9 +109,6 @@ class _Jobs:
     def missing(self, unit) -> list[str]:
         return []
 
-    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
-        return cfg
-
     def timeout_s(self, unit, run_timeout_s: float) -> float:
         return run_timeout_s
 
@@ -126,6 +123,9 @@ class BreakdownAgent(_Jobs):
 
     def prompts(self, unit: BreakdownJob) -> list[str]:
         return [agent_prompt(unit, self.wording)]
+
+    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
+        return cfg
 
     def grade(self, unit: BreakdownJob, workdir: Path, output_path: Path, cfg: IsolationConfig,
               log_path: Path | None) -> Verdict:
@@ -145,9 +145,6 @@ class BreakdownAgent(_Jobs):
 class BreakdownBatch(_Jobs):
     way = "prompt"
     runs_agent = False
-
-    def prompts(self, unit: BreakdownJob) -> list[str]:
-        return [batch_prompt(unit, self.wording)]
 
     def execute(self, unit: BreakdownJob, chat: ChatSession, kept: dict[str, str]) -> None:
         kept[REPLY] = chat.ask([{"role": "user", "content": batch_prompt(unit, self.wording)}]).content

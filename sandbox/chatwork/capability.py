@@ -113,9 +113,6 @@ class CapabilityItems:
     def prompts(self, unit: CapabilityUnit) -> list[str]:
         return [prompt_text(p, unit.item.context, self.context_tokens) for p in unit.item.prompts]
 
-    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
-        return cfg
-
     def timeout_s(self, unit: CapabilityUnit, run_timeout_s: float) -> float:
         return min(run_timeout_s, TIMEOUT_S)
 

@@ -73,12 +73,6 @@ class TextJobs:
     def missing(self, unit: TextItem) -> list[str]:
         return []
 
-    def prompts(self, unit: TextItem) -> list[str]:
-        return [unit.prompt]
-
-    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
-        return cfg
-
     def timeout_s(self, unit: TextItem, run_timeout_s: float) -> float:
         return min(run_timeout_s, TIMEOUT_S)
 

@@ -186,12 +186,6 @@ class ToolTrials:
     def missing(self, unit: TrialUnit) -> list[str]:
         return []
 
-    def prompts(self, unit: TrialUnit) -> list[str]:
-        return [unit.trial.messages[-1].content]
-
-    def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
-        return cfg
-
     def timeout_s(self, unit: TrialUnit, run_timeout_s: float) -> float:
         return min(run_timeout_s, TIMEOUT_S)
 

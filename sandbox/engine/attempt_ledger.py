@@ -118,7 +118,7 @@ class LedgerBox:
 
     def __init__(self, ledger: RunLedger, key: str, requeues: Counter):
         self.ledger, self.key, self._requeues = ledger, key, requeues
-        self.open()  # a harness error may come before the Runner opens the box; opening again starts it afresh
+        self.open()  # a harness error may come before the scheduler opens the box; opening again starts it afresh
 
     def open(self) -> None:
         self.events = EventList()

@@ -13,9 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from sandbox.agents.record import json_safe, read_events
-from sandbox.engine.jsonlines import json_bytes
+from sandbox.engine.attempt_folders import (
+    REGRADING,
+    RESULT,
+    apply_regrading,
+    finished_results,
+    read_result,
+    write_json_atomic,
+)
 from sandbox.engine.attempt_ledger import LEDGER, RunLedger
-from sandbox.engine.attempt_folders import REGRADING, RESULT, apply_regrading, finished_results, read_result, write_json_atomic
+from sandbox.engine.jsonlines import json_bytes
 from sandbox.judge.files import NotReadable, read_agent_text
 
 KEPT_BYTES = 8 << 20  # a record's tests.txt or kept file larger than this reads as missing, never whole into memory

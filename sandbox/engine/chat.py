@@ -2,8 +2,8 @@
 
 Text jobs, tool-use trials and capability items need no agent and no sandboxed session: the model's reply is data
 that the kind's scorer reads, never code that runs. Such a kind implements `execute(unit, chat, kept)` (see
-sandbox/engine/kinds.py) and asks through the ChatSession the Runner hands it. The session does what an agent
-session does for the Runner: holds one of the server's slots per request, writes every request and reply to the
+sandbox/engine/kinds.py) and asks through the ChatSession its executor hands it. The session does what an agent
+session does for the agent executor: holds one of the server's slots per request, writes every request and reply to the
 attempt's events, counts turns and tokens, keeps to the attempt's time, and tells server trouble (ChatInfra: the
 attempt is requeued, never scored) from the model's own failings (a refused request is recorded and returned).
 """

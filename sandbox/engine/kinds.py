@@ -1,16 +1,15 @@
-"""Kinds of work: what one unit needs before, during and after its agent sessions, behind one interface.
+"""Kinds of work: what one unit needs before, during and after its execution, behind two small protocols.
 
-The Runner (sandbox/engine/runs.py) does everything kinds share: planning, resume, requeue and the infra/model split,
-server slots, disk rules, `.partial` records and the manifest. A kind says how a unit's folder is laid, what the
-agent is told, which sandbox its sessions get and how what it left is graded into one Verdict. Agent tasks are
-the first kind; kernel tasks (gpu/kind.py) the second. A new kind is a module implementing WorkKind, never a loop.
-
-An attempt is executed one of two ways, chosen by the kind's `runs_agent`: the run's agent (pi or builtin) in one
-sandboxed session per prompt in a folder laid by `prepare`, graded by `grade` from what is left there; or, for
-chat-only kinds (text jobs, tool-use trials, capability items, the breakdown's prompts), the kind's own `execute`,
-which asks the server through a ChatSession (sandbox/engine/chat.py) and keeps the replies as texts by name, graded
-by `grade_kept` from those texts: no folder unless the grading itself runs something (a shell trial, a hidden test),
-which it does in the scratch folder it is given. Recording, resume and regrading are the same for both.
+The Scheduler (sandbox/engine/scheduler.py) does everything kinds share: planning, resume, requeue and the infra/model
+split, server slots, disk rules, records and the manifest. A kind says what its units are and how what they left
+is graded into one Verdict, as one of two protocols, told apart by `runs_agent`:
+- AgentKind: the run's agent (pi or builtin) in one sandboxed session per prompt, in a folder laid by `prepare`,
+  graded by `grade` from what is left there (sandbox/engine/agent_executor.py). Agent tasks, below, are the first;
+  kernel tasks (gpu/kind.py) another.
+- ChatKind: the kind's own `execute` asks the server through a ChatSession (sandbox/engine/chat.py) and keeps the
+  replies as texts by name, graded by `grade_kept` (sandbox/engine/chat_executor.py): text jobs, tool-use trials,
+  capability items, the breakdown's prompts.
+A new kind is a module with one of these and a KindCard (sandbox/engine/registry.py), never a loop.
 """
 
 from __future__ import annotations
@@ -44,10 +43,12 @@ class Verdict:
     output: str = ""  # grade_kept's evidence for a reader (grade writes its own to output_path)
 
 
-class WorkKind(Protocol):
+class Kind(Protocol):
+    """What every kind has."""
+
     name: str  # also the suite name in manifests
     fingerprint: str  # changes whenever anything that decides a verdict changes
-    runs_agent: bool  # True: prompts() go to the run's agent; False: execute() asks the server itself
+    runs_agent: bool  # True: an AgentKind; False: a ChatKind
 
     @property
     def units(self) -> list: ...
@@ -60,9 +61,12 @@ class WorkKind(Protocol):
     def missing(self, unit) -> list[str]:
         """Commands the unit needs that this machine lacks: the attempt is skipped, not scored."""
 
+    def timeout_s(self, unit, run_timeout_s: float) -> float: ...
+
+
+class AgentKind(Kind, Protocol):
     def prepare(self, unit, workdir: Path, cfg: IsolationConfig) -> None:
-        """Kinds that run the agent: lay the unit's starting folder (raise sandbox.tasks.validation.PrepareError
-        when that fails)."""
+        """Lay the unit's starting folder (raise sandbox.tasks.validation.PrepareError when that fails)."""
 
     def prompts(self, unit) -> list[str]:
         """One agent session per prompt, in order."""
@@ -70,21 +74,23 @@ class WorkKind(Protocol):
     def session_isolation(self, unit, cfg: IsolationConfig) -> IsolationConfig:
         """The sandbox the agent's sessions of this unit get."""
 
-    def timeout_s(self, unit, run_timeout_s: float) -> float: ...
-
-    def execute(self, unit, chat: ChatSession, kept: dict[str, str]) -> None:
-        """Chat-only kinds: ask what the unit needs and put the replies in `kept` (name -> text) as they come, so an
-        exchange cut short keeps what it got; the record keeps them and grade_kept reads them. ChatInfra and
-        ChatTimeout pass through to the Runner."""
-
     def grade(self, unit, workdir: Path, output_path: Path, cfg: IsolationConfig, log_path: Path | None) -> Verdict:
-        """Kinds that run the agent: grade what it left in workdir; write the evidence a reader needs to
-        output_path."""
+        """Grade what the agent left in workdir; write the evidence a reader needs to output_path."""
+
+
+class ChatKind(Kind, Protocol):
+    def execute(self, unit, chat: ChatSession, kept: dict[str, str]) -> None:
+        """Ask what the unit needs and put the replies in `kept` (name -> text) as they come, so an exchange cut
+        short keeps what it got; the record keeps them and grade_kept reads them. ChatInfra and ChatTimeout pass
+        through to the executor."""
 
     def grade_kept(self, unit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
-        """Chat-only kinds: grade the kept replies, the evidence in the Verdict's output. `scratch` does not exist;
-        grading that runs something makes it and works there (the Runner removes it afterwards)."""
+        """Grade the kept replies, the evidence in the Verdict's output. `scratch` does not exist; grading that
+        runs something makes it and works there (the executor removes it afterwards)."""
+
+
+WorkKind = AgentKind | ChatKind
 
 
 class AgentTasks:

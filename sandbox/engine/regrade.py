@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandbox.engine.attempt_ledger import kept_files
 from sandbox.engine.attempt_reader import AttemptRecord, records_of
 from sandbox.engine.kinds import WorkKind
-from sandbox.engine.attempt_ledger import kept_files
 from sandbox.engine.replayed_chat import replay_kept
 from sandbox.engine.stops import DiskFull
 from sandbox.isolation.bwrap import IsolationConfig

@@ -1,5 +1,5 @@
 """What a run is: its settings (RunSpec), its attempts in seed-major order, its manifest, and what its agent
-sessions share (the agent with its proxy, the server's slots). sandbox/engine/runs.py executes it."""
+sessions share (the agent with its proxy, the server's slots). sandbox/engine/scheduler.py executes it."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from typing import Any
 from sandbox.agents.builtin import BuiltinAgent
 from sandbox.agents.pi import PiAgent, node_modules_of, write_pi_config
 from sandbox.agents.serverproxy import ServerProxy
+from sandbox.engine.attempt_folders import environment_versions, gpus, write_json_atomic
 from sandbox.engine.chat import ChatClient
 from sandbox.engine.conditions import Condition
 from sandbox.engine.kinds import WorkKind
-from sandbox.engine.attempt_folders import environment_versions, gpus, write_json_atomic
 from sandbox.engine.slots import CHAT_QUEUE, ServerSlots, slot_capacity
 from sandbox.isolation import uids
 from sandbox.isolation.bwrap import IsolationConfig

@@ -124,7 +124,7 @@ def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits
         shutil.rmtree(harness, ignore_errors=True)
     outcome, detail = _parse(result, nonce)
     # the judge's sandboxed process from start to end: what lies around it (the harness copy, the uid lease, the
-    # scratch folders) is the judge's overhead, which the Runner records apart
+    # scratch folders) is the judge's overhead, which the scheduler records apart
     return outcome, detail, result
 
 
