@@ -1,6 +1,6 @@
 """The one service behind `kbench run`, `kbench demo`, `kbench regrade` and the Dagster assets.
 
-Settings (typed, checked at the edge) -> one RunSpec factory -> the Runner -> the store (every table and the
+Settings (typed, checked at the edge) -> one RunSpec factory -> the Scheduler -> the store (every table and the
 manifest) -> regrading. The CLI and the assets are thin callers of these functions, so a cell run either way
 leaves the same rows. Never imports dagster.
 """
@@ -18,13 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from kbench_dagster.ingest import cell_of, cells_of, ingest_run, store_cell, write_key
 from kbench_dagster.store import ResultsStore, all_tables
+from sandbox.engine.attempt_folders import check_run_id
 from sandbox.engine.attempt_reader import done_keys
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
-from sandbox.engine.attempt_folders import check_run_id
 from sandbox.engine.registry import card, is_registered, kind_of
 from sandbox.engine.regrade import RegradeSummary, regrade_run
-from sandbox.engine.runs import Runner
+from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import API_AGENT, RunSpec, plan
 from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import IsolationConfig
@@ -187,7 +187,7 @@ def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result:
     What finished is stored even when the run stops with an error (the error is raised afterwards), so SQL and
     the board agree with the records; the same call later does the rest."""
     await_server(spec, say)
-    runner = Runner(spec, kind, on_result=on_result)
+    runner = Scheduler(spec, kind, on_result=on_result)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
     try:
         summary = runner.run()
