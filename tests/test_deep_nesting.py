@@ -111,7 +111,7 @@ def test_regrade_turns_a_harness_error_on_a_deep_reply_into_the_models_verdict(t
     asking (the reply is in the events only) and once while grading (it is kept too). Each attempt is recorded as
     infra; a regrade with today's parsers plays the recorded replies back and records the model's wrong answer."""
     import sandbox.chatwork.trials as trials
-    import sandbox.engine.scheduler as scheduler
+    import sandbox.engine.attempt_results as attempt_results
     from kbench_dagster.reporting import trial_stats
 
     asking, grading = trials.provider_failure, trials.answer_of
@@ -135,7 +135,7 @@ def test_regrade_turns_a_harness_error_on_a_deep_reply_into_the_models_verdict(t
     before = {r[0]: r for r in _trial_rows(tmp_path / "t.duckdb", "old")}
     assert {t: r[1] for t, r in before.items() if r[1] == "infra"} == dict.fromkeys(replies, "infra")
     assert all(before[t][3].startswith("harness error") for t in replies)
-    assert trial_stats.HARNESS_ERROR == scheduler.HARNESS_ERROR  # how the figures know a harness error's row
+    assert trial_stats.HARNESS_ERROR == attempt_results.HARNESS_ERROR  # how the figures know a harness error's row
     db = ["--db", str(tmp_path / "t.duckdb")]
     assert main(["trials", "stats", "old", *db]) == 0  # the harness errors are named, the figures built
     assert "kbench regrade old" in capsys.readouterr().err

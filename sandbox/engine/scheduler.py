@@ -35,8 +35,6 @@ from sandbox.isolation.workdirs import check_outside_repo, default_work_root
 from task_defs.models import Suite
 from task_defs.vocabulary import PENDING
 
-__all__ = ["HARNESS_ERROR", "MAX_REQUEUES", "Scheduler"]
-
 MAX_REQUEUES = 5
 REQUEUED, TO_GRADE = "requeued", "to grade"  # how a try left _execute, when it left no result
 
