@@ -35,8 +35,8 @@ CAUSE_GROUPS = {
     "over_budget": "over budget",
 }
 INFRA_GROUP = "provider/infra"
-# how the run loop begins infra_error when our own code failed (sandbox/engine/attempt_results.py HARNESS_ERROR; a test holds
-# them equal): named here, since importing the run loop would cost this module of pure functions a second
+# how the run loop begins infra_error when our own code failed (HARNESS_ERROR of sandbox/engine/attempt_results.py;
+# a test holds them equal): named here, since importing the run loop would cost this module of pure functions a second
 HARNESS_ERROR = "harness error"
 
 
