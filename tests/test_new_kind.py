@@ -1,7 +1,8 @@
 """A kind defined in one file under tests/ and registered in one line runs through the one engine with no other
 file edited: `kbench run --suite` with the scripted oracle (every unit passes) and null (none), rows in a table of
 its own, requeue then infra when the server breaks, a second run that finds everything done, report and collect, a
-board page in the menu, a regrade after its grading changed, and a Dagster cell asset giving the CLI's rows."""
+board page in the menu, a regrade after its grading changed, and a Dagster cell asset giving the CLI's rows: for a
+chat kind and for an agent kind."""
 
 import contextlib
 import json
@@ -104,6 +105,11 @@ def test_an_agent_kind_in_one_file_runs_in_the_sandbox_stores_resumes_and_regrad
         capsys.readouterr()
         assert run(tmp_path, srv, "words-again", "--agent", agent, suite="toy-agent") == 0
         assert "ran 0, already done 3" in capsys.readouterr().err
+    index = build_board(ResultsStore(tmp_path / "toy.duckdb"), tmp_path / "board")  # its own page, in the menu
+    shown = (index.parent / "toy-agent.html").read_text()
+    assert f"<td class=l>scripted-oracle</td><td class=l>{agent}</td><td>6</td><td>6</td>" in shown
+    assert f"<td class=l>scripted-null</td><td class=l>{agent}</td><td>0</td><td>3</td>" in shown
+    assert 'href="toy-agent.html">Toy words</a>' in index.read_text()
     monkeypatch.setitem(toy_agent_kind.WORDS, "first", "lamp")  # its grading changes: a regrade sees it
     assert main(["regrade", "words-oracle", "--runs", str(tmp_path / "runs"), "--work", str(tmp_path / "work"),
                  "--db", str(tmp_path / "toy.duckdb")]) == 0
@@ -131,6 +137,24 @@ def test_a_kind_in_one_file_gets_a_dagster_cell_asset_with_the_cli_rows(toy_chat
     assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "toy_chat_results", "item")
     _, keys = ResultsStore(dagster_db).query("SELECT DISTINCT partition_key FROM toy_chat_results")
     assert keys == [(partition_store_key("api", model_key(srv.model_id, "scripted"), "base.s1", "toy-chat"),)]
+
+
+def test_an_agent_kind_in_one_file_gets_a_dagster_cell_asset_with_the_cli_rows(toy_agent, tmp_path):
+    from test_language_assets import _materialize, _rows
+
+    from kbench_dagster.cells import kind_cell_asset
+
+    asset = kind_cell_asset(registry.card("toy-agent"))
+    assert asset.partitions_def is agent_runs.partitions_def
+    with ScriptedServer("oracle", suite="toy-agent", port=0) as srv:
+        dagster_db = _materialize(tmp_path, srv, asset)  # the configured agent: builtin
+        assert main(["--suite", "toy-agent", "run", "words-cli", "--agent", "builtin", "--model", srv.model_id,
+                     "--url", srv.url, "--conds", "base", "--runs", str(tmp_path / "runs"),
+                     "--work", str(tmp_path / "work"), "--db", str(tmp_path / "cli.duckdb")]) == 0
+    made_by_dagster = _rows(dagster_db, "toy_agent_results", "task")
+    assert [(r["task"], r["outcome"], r["agent"]) for r in made_by_dagster] == [
+        ("first", "pass", "builtin"), ("second", "pass", "builtin"), ("third", "pass", "builtin")]
+    assert made_by_dagster == _rows(tmp_path / "cli.duckdb", "toy_agent_results", "task")
 
 
 def test_kbench_kinds_brings_a_kind_kept_elsewhere_to_the_code_location_and_a_bad_entry_is_named():

@@ -86,6 +86,17 @@ def rows(src: RowSource) -> dict[str, list[dict]]:
                                    "task": r["task"], "answer": toy.get("answer"), "expected": toy.get("expected")}]}
 
 
+def board_page(store, out: Path) -> None:
+    from kbench_dagster.reporting.board_html import esc, page
+
+    _, got = store.query("SELECT model, agent, count(*) FILTER (WHERE outcome = 'pass'), count(*) "
+                         "FROM toy_agent_results GROUP BY model, agent ORDER BY model, agent")
+    body = "<table><tr><th class=l>model</th><th class=l>agent</th><th>written</th><th>asked</th></tr>" + "".join(
+        f"<tr><td class=l>{esc(m)}</td><td class=l>{esc(a)}</td><td>{right}</td><td>{n}</td></tr>"
+        for m, a, right, n in got) + "</table>"
+    (out / "toy-agent.html").write_text(page("Toy words", body))
+
+
 class WordPersona:
     """oracle: writes the word with the agent's write tool, then says it is done; null: writes nothing."""
 
@@ -103,6 +114,7 @@ class WordPersona:
 
 CARD = KindCard(name=NAME, table="toy_agent_results", make=lambda suite: ToyWords(), rows=rows,
                 personas=named_personas("toy_agent_kind:WordPersona", "oracle", "null"),
+                board="toy_agent_kind:board_page", board_menu=(("Toy words", "toy-agent.html"),),
                 columns={"run_id": "VARCHAR", "model": "VARCHAR", "agent": "VARCHAR", "condition": "VARCHAR",
                          "seed": "INTEGER", "task": "VARCHAR", "outcome": "VARCHAR", "turns": "INTEGER",
                          "answer": "VARCHAR", "expected": "VARCHAR", "suite_fingerprint": "VARCHAR",
