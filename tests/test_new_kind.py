@@ -105,6 +105,10 @@ def test_an_agent_kind_in_one_file_runs_in_the_sandbox_stores_resumes_and_regrad
         capsys.readouterr()
         assert run(tmp_path, srv, "words-again", "--agent", agent, suite="toy-agent") == 0
         assert "ran 0, already done 3" in capsys.readouterr().err
+    assert main(["report", "words-oracle", "--runs", str(tmp_path / "runs")]) == 0
+    assert "pass@1 100.0%" in capsys.readouterr().out
+    assert main(["collect", "words-null", "--runs", str(tmp_path / "runs")]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"][0]["results"] == 3
     index = build_board(ResultsStore(tmp_path / "toy.duckdb"), tmp_path / "board")  # its own page, in the menu
     shown = (index.parent / "toy-agent.html").read_text()
     assert f"<td class=l>scripted-oracle</td><td class=l>{agent}</td><td>6</td><td>6</td>" in shown
@@ -188,3 +192,14 @@ def test_a_chat_kinds_attempts_cut_short_by_the_server_are_requeued_then_infra(t
     assert {o for o, _, _ in outcomes(tmp_path, "toy-chaos").values()} == {"infra"}  # never scored as the model's
     _, runs = ResultsStore(tmp_path / "toy.duckdb").query("SELECT attempts, infra_failures FROM runs")
     assert runs == [(2, 2)]
+
+
+def test_an_agent_kinds_attempts_cut_short_by_the_server_are_requeued_then_infra(toy_agent, tmp_path):
+    from kbench_dagster.reporting.loaders import load_results
+
+    with ScriptedServer("chaos", suite="toy-agent", port=0, chaos_delay=0.1) as srv:
+        assert run(tmp_path, srv, "words-chaos", "--agent", "builtin", "--tasks", "first", suite="toy-agent") == 0
+    [result] = load_results(tmp_path / "runs", "words-chaos")
+    assert result["outcome"] == "infra" and result["requeues"] == 5 and result["infra_error"]
+    _, rows = ResultsStore(tmp_path / "toy.duckdb").query("SELECT outcome FROM toy_agent_results")
+    assert rows == [("infra",)]  # never scored as the model's
