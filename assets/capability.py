@@ -8,8 +8,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from kbench_dagster.capability_cmd import score_document
 from kbench_dagster.cells import cell_asset
+from kbench_dagster.commands.capability import score_document
 from kbench_dagster.resources import AgentSettings, ResultsDB
 from sandbox.chatwork.capability import CapabilityItems
 from sandbox.chatwork.capability_audit import audit_suite

@@ -7,9 +7,9 @@ from pathlib import Path
 import dagster as dg
 
 from kbench_dagster.cells import cell_asset
+from kbench_dagster.commands.trials_report import StaleEvidence, strike_rows
 from kbench_dagster.reporting.trial_stats import strike_stats
 from kbench_dagster.resources import AgentSettings, ResultsDB
-from kbench_dagster.trials_report_cmd import StaleEvidence, strike_rows
 from sandbox.chatwork.trial_checks import gate_problems, probe
 from sandbox.chatwork.trials import CACHE_DIR, ToolTrials, select_trials
 from sandbox.engine.reply_cache import ReplyCache

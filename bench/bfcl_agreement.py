@@ -1,7 +1,7 @@
 """How far our trial oracle agrees with BFCL's own answers: every item of BFCL's five single-turn categories
-converted (task_defs/trials/bfcl.py) and BFCL's canonical answer graded by our oracle; prints the agreement per
-category and overall, and every disagreement with its reason. Needs bfcl-eval (pip install --no-deps
-bfcl-eval==2026.3.23); writes nothing.
+converted (task_defs/trials/bfcl.py) and BFCL's canonical answer graded by our oracle (bfcl_agreement.py);
+prints the agreement per category and overall, and every disagreement with its reason. Needs bfcl-eval
+(pip install --no-deps bfcl-eval==2026.3.23); writes nothing.
 
     .venv/bin/python bench/bfcl_agreement.py [--categories simple,parallel] [--limit N]
 """
@@ -9,8 +9,9 @@ bfcl-eval==2026.3.23); writes nothing.
 import argparse
 import time
 
-from kbench_dagster.trials_bfcl_cmd import agreement_lines
-from task_defs.trials.bfcl import CATEGORIES, agreement, canonical_category, convert_items, load_bfcl
+from kbench_dagster.commands.trials_bfcl import agreement_lines
+from task_defs.trials.bfcl import CATEGORIES, canonical_category, convert_items, load_bfcl
+from task_defs.trials.bfcl_agreement import agreement
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from kbench_dagster.cli import main as kbench
-from kbench_dagster.estimate_cmd import estimate
+from kbench_dagster.commands.estimate import estimate
 from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite

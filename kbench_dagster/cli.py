@@ -11,27 +11,32 @@ import gc
 import importlib
 import sys
 
-# command -> the module and function that add it (and the commands listed with it) to the parser
+# command -> the module and function that add it (and the commands listed with it) to the parser; the modules of
+# kbench_dagster/commands hold one group of commands each
 COMMANDS = {
     **dict.fromkeys(("list", "show", "validate", "run", "serve-scripted", "serve-local", "demo", "sql", "ui"),
-                    ("kbench_dagster.core_cmd", "add_core_parsers")),
+                    ("kbench_dagster.commands.core", "add_core_parsers")),
     **dict.fromkeys(("report", "collect", "export", "compare", "triage", "board"),
                     ("kbench_dagster.reporting.commands", "add_report_parsers")),
     "kernels": ("gpu.cli", "add_kernels_parser"),
     "selftest": ("kbench_dagster.selftest.cli", "add_selftest_parser"),  # the hostile fault suite
-    "audit": ("kbench_dagster.audit_cmd", "add_audit_parser"),  # the suite contract; difficulty from gradings
-    **dict.fromkeys(("models", "regrade"), ("kbench_dagster.registry_cmd", "add_registry_parsers")),
-    "textjobs": ("kbench_dagster.textjobs_cmd", "add_textjobs_parser"),
-    "endpoints": ("kbench_dagster.endpoints_cmd", "add_endpoints_parser"),  # servers under names, with hardware
-    "import": ("kbench_dagster.importer", "add_import_parser"),  # another machine's collect file or run folders
-    "trials": ("kbench_dagster.trials_cmd", "add_trials_parser"),
-    "swe": ("kbench_dagster.swe_cmd", "add_swe_parser"),  # a trusted SWE-style dataset as a suite
-    "import-tasks": ("kbench_dagster.import_tasks_cmd", "add_import_tasks_parser"),  # Harbor task folders
-    "estimate": ("kbench_dagster.estimate_cmd", "add_estimate_parser"),  # time, tokens and cost of a planned run
-    "discover": ("kbench_dagster.discover_cmd", "add_discover_parser"),  # candidates from another benchmark
-    "breakdown": ("kbench_dagster.breakdown_cmd", "add_breakdown_parser"),  # five jobs three ways
-    "capability": ("kbench_dagster.capability_cmd", "add_capability_parser"),  # klbench's categories
-    "deploy": ("kbench_dagster.deploy_cmd", "add_deploy_parser"),  # Dagster in containers on this machine
+    # the suite contract; difficulty from gradings
+    "audit": ("kbench_dagster.commands.audit", "add_audit_parser"),
+    **dict.fromkeys(("models", "regrade"), ("kbench_dagster.commands.models", "add_registry_parsers")),
+    "textjobs": ("kbench_dagster.commands.textjobs", "add_textjobs_parser"),
+    # servers under names, with hardware
+    "endpoints": ("kbench_dagster.commands.endpoints", "add_endpoints_parser"),
+    # another machine's collect file or run folders
+    "import": ("kbench_dagster.commands.import_results", "add_import_parser"),
+    "trials": ("kbench_dagster.commands.trials", "add_trials_parser"),
+    "swe": ("kbench_dagster.commands.swe", "add_swe_parser"),  # a trusted SWE-style dataset as a suite
+    "import-tasks": ("kbench_dagster.commands.import_tasks", "add_import_tasks_parser"),  # Harbor task folders
+    # time, tokens and cost of a planned run
+    "estimate": ("kbench_dagster.commands.estimate", "add_estimate_parser"),
+    "discover": ("kbench_dagster.commands.discover", "add_discover_parser"),  # candidates from another benchmark
+    "breakdown": ("kbench_dagster.commands.breakdown", "add_breakdown_parser"),  # five jobs three ways
+    "capability": ("kbench_dagster.commands.capability", "add_capability_parser"),  # klbench's categories
+    "deploy": ("kbench_dagster.commands.deploy", "add_deploy_parser"),  # Dagster in containers on this machine
 }
 
 

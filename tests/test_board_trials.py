@@ -10,11 +10,11 @@ import pytest
 from test_boards import CHROMIUM, chromium_dom
 
 from kbench_dagster.cli import main
+from kbench_dagster.commands.trials_report import strike_rows
 from kbench_dagster.reporting.board_html import pct, slug
 from kbench_dagster.reporting.board_pages import build_board
 from kbench_dagster.reporting.trial_stats import strike_stats
 from kbench_dagster.store import ResultsStore
-from kbench_dagster.trials_report_cmd import strike_rows
 from sandbox.chatwork.trials import ToolTrials, request_of
 from sandbox.servers.scripted import ScriptedServer
 

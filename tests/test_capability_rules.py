@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from kbench_dagster.capability_cmd import judged_share
+from kbench_dagster.commands.capability import judged_share
 from sandbox.chatwork.capability import CapabilityItems, is_refusal
 from sandbox.chatwork.capability_audit import audit_item
 from sandbox.chatwork.judge import Judge, majority, vote_order

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from kbench_dagster.capability_cmd import score_document
 from kbench_dagster.cli import main
+from kbench_dagster.commands.capability import score_document
 from kbench_dagster.reporting.board_capability import agent_categories, ships_rows
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.capability import CapabilityItems

@@ -89,7 +89,7 @@ def test_each_command_loads_only_its_own_module_and_the_table_names_every_comman
     code = ("import sys; from kbench_dagster.cli import build_parser; "
             "build_parser('trials').parse_args(['--suite', 'x', 'trials', 'hash']); "
             "print(sorted(m for m in ('sandbox.chatwork.capability', 'sandbox.chatwork.breakdown', "
-            "'kbench_dagster.selftest', 'kbench_dagster.core_cmd') if m in sys.modules))")
+            "'kbench_dagster.selftest', 'kbench_dagster.commands.core') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

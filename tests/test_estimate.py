@@ -8,7 +8,7 @@ import time
 import pytest
 
 from kbench_dagster.cli import main
-from kbench_dagster.estimate_cmd import estimate
+from kbench_dagster.commands.estimate import estimate
 from kbench_dagster.store import ResultsStore
 from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite

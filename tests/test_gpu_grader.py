@@ -1,44 +1,27 @@
 """The kernel grader on the CPU path: every reference passes the gate, every stub scores 0, every adversarial
 fixture that needs no device is rejected, and the GPU-only parts say skipped_no_gpu. The gradings run once per
-session, four at a time (each is its own process), and the tests read their results."""
+session, four at a time (each is its own process), and the tests read their results. The tests marked gpu (the
+known-good kernel, both transports, the sandboxed worker) are here too: bench/gpu/device.sh runs this file on a GPU.
+How a submission is read and run is in test_gpu_submissions.py, the grader's own files in
+test_gpu_grader_integrity.py, the command line and the bench script in test_gpu_grader_cli.py."""
 
 import dataclasses
 import json
-import math
 import os
 import shutil
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import torch
-from conftest import REPO
+from kernel_submissions import FIXTURES, HAS_CUDA, KNOWN_GOOD, fixture_meta
 
-from gpu import cli, grader, grading
+from gpu import grader
 from gpu.grader import STATUSES, grade, reference_submission
-from gpu.integrity import FileGuard
 from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
 from gpu.models import Timeouts
-from kbench_dagster.cli import main as cli_main
 from sandbox.isolation.bwrap import bwrap_path
-from sandbox.isolation.trees import remove_tree
 
-FIXTURES = REPO / "tests" / "gpu_fixtures"
-KNOWN_GOOD = REPO / "bench" / "gpu" / "kernels"
-HAS_CUDA = torch.cuda.is_available()
 TASKS = load_kernel_suite()
-
-
-def fixture_meta(path: Path) -> dict:
-    meta = {"needs": "", "cpu-only": ""}
-    for line in path.read_text().splitlines():
-        if line.startswith("# ") and ":" in line:
-            key, _, val = line[2:].partition(":")
-            meta[key.strip()] = val.strip()
-    meta["expect"] = set(meta["expect"].split(","))
-    return meta
-
 
 FIXTURE_FILES = sorted(p for p in FIXTURES.glob("*.py"))
 
@@ -181,60 +164,6 @@ def test_result_is_a_record_ready_to_store(graded):
     assert r["unit"] == "GB/s" and r["metric"] == "gbps"
 
 
-def test_language_detection_reads_code_not_comments(tmp_path):
-    (tmp_path / "kernel.py").write_text('"""Triton or CUDA C++ (torch.utils.cpp_extension.load_inline) welcome."""\n'
-                                        "import torch\n")
-    assert grader.detect_language(tmp_path) == "torch"
-    (tmp_path / "kernel.py").write_text("import triton\n")
-    assert grader.detect_language(tmp_path) == "triton"
-    (tmp_path / "kernel.py").write_text("from torch.utils import cpp_extension\n")
-    assert grader.detect_language(tmp_path) == "cuda"
-    (tmp_path / "kernel.py").unlink()
-    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
-    assert grader.detect_language(tmp_path) == "cuda"
-
-
-def test_missing_submission_is_a_compile_error(tmp_path):
-    r = grade(tmp_path / "nothing.py", "softmax_fp32")
-    assert r["status"] == "compile_error" and r["score"] == 0.0
-    (tmp_path / "other.py").write_text("x = 1\n")
-    r = grade(tmp_path, "softmax_fp32")
-    assert r["status"] == "compile_error" and "no kernel.py" in r["reason"]
-
-
-def test_cli_list_show_grade(tmp_path, capsys):
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="kbench")
-    cli.add_kernels_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["kernels", "list", "--markdown"])
-    assert args.func(args) == 0
-    out = capsys.readouterr().out
-    assert out.count("\n") == len(TASKS) + 2 and "| gemm_fp8_rowwise |" in out
-    assert cli_main(["kernels", "show", "rope_neox_bf16"]) == 0
-    out = capsys.readouterr().out
-    assert "kernel(q, k, cos, sin, q_out, k_out)" in out and "hidden shapes" not in out
-    assert cli_main(["kernels", "show", "rope_neox_bf16", "--all"]) == 0
-    assert "hidden shapes" in capsys.readouterr().out
-    assert cli_main(["kernels", "show", "nope"]) == 2
-    dest = tmp_path / "r.json"
-    rc = cli_main(["kernels", "grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32",
-                   "--json", str(dest)])
-    assert rc == 1
-    assert json.loads(dest.read_text())["status"] == "incorrect"
-    assert "softmax_fp32: incorrect" in capsys.readouterr().err
-    rc = cli_main(["kernels", "grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32",
-                   "--transport", "staged", "--json", str(dest)])
-    staged = json.loads(dest.read_text())
-    assert rc == 1 and staged["status"] == "incorrect" and staged["transport"] == "staged"
-    capsys.readouterr()
-    if not HAS_CUDA:
-        assert cli_main(["kernels", "grade", str(FIXTURES / "return_input.py"), "--task", "softmax_fp32",
-                         "--device", "cuda"]) == 2
-        assert "torch sees no CUDA device" in capsys.readouterr().err
-    assert cli_main(["kernels", "grade", str(tmp_path / "missing.py"), "--task", "softmax_fp32"]) == 2
-
-
 @pytest.mark.gpu
 def test_gpu_known_good_kernel_scores_and_side_stream_is_caught():
     if not HAS_CUDA:
@@ -244,93 +173,6 @@ def test_gpu_known_good_kernel_scores_and_side_stream_is_caught():
     assert r["score"] > 0 and r["device"]["sm_count"] > 0
     r = grade(FIXTURES / "side_stream.py", "softmax_fp32")
     assert r["status"] in ("incorrect", "cheat_rejected"), r["reason"]
-
-
-def test_bench_script_without_a_gpu_says_so_and_exits_zero():
-    if HAS_CUDA:
-        pytest.skip("this machine has a GPU: the bench would really run")
-    import subprocess
-    import sys
-
-    p = subprocess.run([sys.executable, str(REPO / "bench" / "gpu" / "run.py")], capture_output=True, text=True,
-                       timeout=120)
-    assert p.returncode == 0 and "no CUDA device" in p.stdout
-
-
-def test_bench_script_rehearses_on_the_cpu(tmp_path):
-    """The one prepared GPU script runs end to end on the CPU path (--device cpu), so a GPU session never finds
-    it broken: references graded and passing, the known-good Triton kernels checked by the interpreter, the
-    record and the tables written, and nothing claims to be a GPU figure."""
-    import subprocess
-    import sys
-
-    p = subprocess.run([sys.executable, str(REPO / "bench" / "gpu" / "run.py"), "--device", "cpu",
-                        "--tasks", "softmax_fp32,rmsnorm_bf16", "--out", str(tmp_path)],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    rec = json.loads((tmp_path / "bench_gpu.json").read_text())
-    assert rec["rehearsal"] is True and rec["complete"] is True and rec["device"]["kind"] == "cpu"
-    assert sorted(r["task"] for r in rec["references"]) == ["rmsnorm_bf16", "softmax_fp32"]
-    assert all(r["status"] == "ok" and r["score"] > 0 for r in rec["references"])
-    assert sorted(k["task"] for k in rec["known_good"]) == ["rmsnorm_bf16", "softmax_fp32"]
-    assert all(k["status"] == "skipped_no_gpu" for k in rec["known_good"])
-    assert "REHEARSAL on the CPU" in p.stdout and "| softmax_fp32 (reference) | ok |" in p.stdout
-    assert "do_bench difference" not in p.stdout  # no timing comparison is claimed without a GPU
-
-
-def test_a_crash_reason_carries_the_end_of_the_submissions_stderr(tmp_path):
-    """The author of a kernel that dies sees why: its last words on stderr are in the reason."""
-    kernel = tmp_path / "kernel.py"
-    kernel.write_text("import os, sys\n\n"
-                      "def kernel(x, out):\n"
-                      "    sys.stderr.write('kbench-last-words: shape unsupported\\n')\n"
-                      "    sys.stderr.flush()\n"
-                      "    os._exit(3)\n")
-    r = grade(kernel, get_task("softmax_fp32"))
-    assert r["status"] == "runtime_error" and r["score"] == 0.0
-    assert "exited with code 3" in r["reason"] and "kbench-last-words: shape unsupported" in r["reason"]
-
-
-STAGED_FIXTURES = ("return_input", "cached_result", "modify_input", "alias_output", "first_call_only",
-                   "read_expected", "patch_timer")
-
-
-def test_staged_transport_grades_like_the_direct_one(tmp_path):
-    """Where CUDA IPC is refused (some GPU sandboxes), tensors travel through host memory and the worker copies
-    them to and from its device. The same verdicts must come out: references (in-place outputs too) pass, and
-    the cheats that depend on how outputs and inputs travel are still caught. On a CPU the worker's copies are
-    private CPU tensors, which exercises the same code."""
-    staged = dataclasses.replace(grader.GradeConfig.for_device("cpu"), transport="staged")
-    short = get_task("softmax_fp32").model_copy(update={"timeouts": Timeouts(compile_s=60, call_s=4, total_s=60)})
-    jobs = {f"ref:{t}": (reference_submission(get_task(t), tmp_path / t), get_task(t), "reference")
-            for t in ("softmax_fp32", "adamw_step", "paged_kv_append")}
-    jobs["stub:adamw_step"] = (get_task("adamw_step").folder / get_task("adamw_step").stub, get_task("adamw_step"),
-                               "candidate")
-    for name in STAGED_FIXTURES:
-        jobs[f"fixture:{name}"] = (FIXTURES / f"{name}.py", short, "candidate")
-
-    def run(item):
-        key, (path, task, role) = item
-        return key, grade(path, task, role=role, config=staged)
-
-    with ThreadPoolExecutor(4) as pool:
-        got = dict(pool.map(run, jobs.items()))
-    for key, r in got.items():
-        assert r["transport"] == "staged", (key, r["transport"])
-    for t in ("softmax_fp32", "adamw_step", "paged_kv_append"):
-        r = got[f"ref:{t}"]
-        assert r["status"] == "ok" and r["score"] > 0, (t, r["reason"])
-        assert r["correctness"]["passed"] and r["shapes"]
-    assert got["stub:adamw_step"]["status"] in ("incorrect", "runtime_error") and got["stub:adamw_step"]["score"] == 0
-    for name in STAGED_FIXTURES:
-        r, want = got[f"fixture:{name}"], fixture_meta(FIXTURES / f"{name}.py")["expect"]
-        assert r["status"] in want, (name, r["status"], r["reason"])
-
-
-def test_unknown_transport_is_refused(tmp_path):
-    bad = dataclasses.replace(grader.GradeConfig.for_device("cpu"), transport="carrier-pigeon")
-    with pytest.raises(ValueError, match="transport must be one of"):
-        grade(reference_submission(get_task("softmax_fp32"), tmp_path / "r"), "softmax_fp32", config=bad)
 
 
 @pytest.mark.gpu
@@ -363,142 +205,9 @@ def test_gpu_sandboxed_worker():
     assert r["status"] in ("ok", "flagged"), r["reason"]
 
 
-def test_unsandboxed_worker_cannot_leave_the_grader_changed(tmp_path):
-    """Out of the sandbox (the GPU path, for now) the submission's process has the grader's rights. A kernel that
-    rewrites another task's private reference and plants a file beside them, to win later gradings, is rejected,
-    and the grader's files are as they were."""
-    private = tmp_path / "private"
-    shutil.copytree(PRIVATE_DIR, private)
-    victim = private / "gemm_bf16" / "reference.py"
-    kernel = tmp_path / "kernel.py"
-    kernel.write_text(textwrap.dedent(f"""
-        from pathlib import Path
-        Path({str(victim)!r}).write_text("def reference(a, b):\\n    return a[:0]\\n")
-        Path({str(private / "planted.py")!r}).write_text("print('later')\\n")
-
-
-        def kernel(x, out):
-            out.copy_(x.softmax(-1))
-    """))
-    loose = dataclasses.replace(grader.GradeConfig.for_device("cpu"), sandboxed=False)
-    r = grade(kernel, "softmax_fp32", private_root=private, config=loose)
-    assert r["status"] == "cheat_rejected" and "own files were modified" in r["reason"], r["reason"]
-    assert victim.read_bytes() == (PRIVATE_DIR / "gemm_bf16" / "reference.py").read_bytes()
-    assert not (private / "planted.py").exists()
-    honest = grade(KNOWN_GOOD / "softmax_fp32" / "kernel.py", "softmax_fp32", private_root=private, config=loose)
-    assert honest["status"] == "skipped_no_gpu" and honest["correctness"]["passed"]  # no false alarm after the fix
-
-
 def test_the_grader_never_runs_what_the_submission_sends(graded):
     """The pickle_reply fixture answers with a pickle that would run code in the grader; replies are JSON only."""
     r = graded[("fixture", "pickle_reply")]
     assert r["status"] == "cheat_rejected" and "channel" in r["reason"], r["reason"]
     assert not graded["_private_target"].with_name("pwned").exists()
     assert "forged_status" in {k[1] for k in graded if k[0] == "fixture"}
-
-
-def test_a_submission_with_links_is_refused(tmp_path):
-    """A folder submission with a link into the grader (or the host) would bring those files into the build."""
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "kernel.py").write_text((KNOWN_GOOD / "softmax_fp32" / "kernel.py").read_text())
-    (sub / "peek").symlink_to(PRIVATE_DIR)
-    r = grade(sub, "softmax_fp32")
-    assert r["status"] == "compile_error" and "a link (peek ->" in r["reason"]
-    link = tmp_path / "kernel.py"
-    link.symlink_to(PRIVATE_DIR / "softmax_fp32" / "reference.py")
-    r = grade(link, "softmax_fp32")
-    assert r["status"] == "compile_error" and "a link" in r["reason"]
-
-
-def _nest(folder: Path, levels: int) -> None:
-    """`levels` folders inside one another under `folder`, made through descriptors (os.makedirs recurses)."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(levels):
-            os.mkdir("d", dir_fd=fd)
-            deeper = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = deeper
-    finally:
-        os.close(fd)
-
-
-def test_a_submission_folder_past_recursion_depth_gets_a_status(tmp_path):
-    """A folder 1500 levels deep beside the kernel: os.walk and shutil.copytree recurse and would raise
-    RecursionError on Python 3.11. The tree is measured without recursion and the grading says why it stops."""
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    (sub / "kernel.py").write_text((KNOWN_GOOD / "softmax_fp32" / "kernel.py").read_text())
-    _nest(sub, 1500)
-    try:
-        r = grade(sub, "softmax_fp32")
-    finally:
-        remove_tree(sub)  # pytest's own clean-up of old temporary folders recurses too
-    assert r["status"] == "compile_error" and "nested deeper than" in r["reason"] and r["score"] == 0.0, r["reason"]
-
-
-def test_a_deep_tree_planted_among_the_graders_files_is_removed(tmp_path):
-    """Out of the sandbox a submission can plant a 1500-level tree beside the grader's files; restoring them walks
-    without recursion and removes the tree whole."""
-    guarded = tmp_path / "guarded"
-    (guarded / "sub").mkdir(parents=True)
-    (guarded / "sub" / "a.py").write_text("x = 1\n")
-    guard = FileGuard([guarded])
-    (guarded / "sub" / "plant").mkdir()
-    _nest(guarded / "sub" / "plant", 1500)
-    (guarded / "sub" / "a.py").write_text("x = 2\n")
-    try:
-        fixed = guard.restore()
-    finally:
-        remove_tree(guarded / "sub" / "plant")
-    assert sorted(fixed) == [str(guarded.resolve() / "sub" / "a.py"), f"{guarded.resolve() / 'sub' / 'plant'} (added)"]
-    assert (guarded / "sub" / "a.py").read_text() == "x = 1\n" and guard.restore() == []
-
-
-def test_an_exception_mid_grading_still_restores_the_graders_files(tmp_path, monkeypatch):
-    """Out of the sandbox a submission edits another task's private reference; whatever ends the grading, even an
-    exception that escapes it, the edit does not outlive it."""
-    private = tmp_path / "private"
-    shutil.copytree(PRIVATE_DIR, private)
-    victim = private / "gemm_bf16" / "reference.py"
-    kernel = tmp_path / "kernel.py"
-    kernel.write_text(f"from pathlib import Path\nPath({str(victim)!r}).write_text('broken')\n\n"
-                      "def kernel(x, out):\n    e = (x - x.amax(-1, keepdim=True)).exp()\n"
-                      "    out.copy_(e / e.sum(-1, keepdim=True))\n")
-
-    def boom(*a, **k):
-        raise RuntimeError("the grader failed")
-
-    monkeypatch.setattr(grading, "time_eager", boom)
-    loose = dataclasses.replace(grader.GradeConfig.for_device("cpu"), sandboxed=False)
-    with pytest.raises(RuntimeError, match="the grader failed"):
-        grade(kernel, "softmax_fp32", private_root=private, config=loose)
-    assert victim.read_bytes() == (PRIVATE_DIR / "gemm_bf16" / "reference.py").read_bytes()
-
-
-def test_scribbling_on_the_other_buffers_cannot_break_the_eager_baseline(tmp_path):
-    """Each timed call also writes an out-of-range class index into every other rotating buffer (the grader's own
-    shared tensors). The grader times its eager reference on its own copies, so the grading ends with a status."""
-    kernel = tmp_path / "kernel.py"
-    kernel.write_text(textwrap.dedent("""
-        import sys
-        import torch
-
-
-        def kernel(logits, target, loss):
-            x = logits.float()
-            m = x.amax(dim=-1, keepdim=True)
-            lse = (x - m).exp().sum(dim=-1).log() + m.squeeze(-1)
-            loss.copy_(lse - x.gather(1, target[:, None].long()).squeeze(1))
-            f = sys._getframe(1)
-            while f is not None and "sets" not in f.f_locals:
-                f = f.f_back
-            if f is not None and f.f_locals.get("msg") == "time1":
-                for s in f.f_locals["sets"]:
-                    if s["target"] is not target:
-                        s["target"].fill_(10**9)
-    """))
-    r = grade(kernel, "cross_entropy_bf16")
-    assert r["status"] in ("ok", "flagged", "incorrect"), r["reason"]
-    assert all(math.isfinite(s["eager_median_s"]) for s in r["shapes"])

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from sandbox.engine import attempt_ledger as ledger_module
-from sandbox.engine.jsonlines import json_bytes, parse_lines
 from sandbox.engine.attempt_ledger import HELD_LINES, LEDGER, RunLedger
+from sandbox.engine.jsonlines import json_bytes, parse_lines
 from sandbox.engine.reply_cache import ReplyCache
 
 REPO = Path(__file__).resolve().parents[1]

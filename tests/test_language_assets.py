@@ -104,8 +104,8 @@ def test_the_trial_gate_check_passes_a_clean_probe_and_blocks_a_structural_score
 
 def test_the_stats_asset_reads_the_strikes(tmp_path):
     from assets.trials import trial_stats
+    from kbench_dagster.commands.trials_report import strike_rows
     from kbench_dagster.reporting.trial_stats import strike_stats
-    from kbench_dagster.trials_report_cmd import strike_rows
 
     with ScriptedServer(persona="oracle", suite="trials", port=0) as srv:
         db = _materialize(tmp_path, srv, trial_results, trials_only="classify", trials_limit=5)

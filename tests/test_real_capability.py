@@ -10,8 +10,8 @@ import time
 import pytest
 from test_local_model import model_or_skip
 
-from kbench_dagster.capability_cmd import print_scores, score_document
 from kbench_dagster.cli import main
+from kbench_dagster.commands.capability import print_scores, score_document
 from kbench_dagster.parquet_store import open_store
 from sandbox.chatwork.capability import CapabilityItems
 from sandbox.servers import llama as lm

@@ -8,7 +8,7 @@ import pytest
 from test_local_model import model_or_skip
 
 from kbench_dagster import service
-from kbench_dagster.core_cmd import SMOKE_TASKS
+from kbench_dagster.commands.core import SMOKE_TASKS
 from kbench_dagster.store import ResultsStore
 from sandbox.servers import llama as lm
 

@@ -1,13 +1,14 @@
-"""The BFCL importer (task_defs/trials/bfcl.py): BFCL-shaped items become trials with their own tools, schemas in
-JSON Schema, oracles that read answers as BFCL's checker does (optional parameters, dict answers, ints for floats,
-its string normalisation), families our loader accepts, and an agreement report that names every item where our
-oracle and BFCL's canonical answer part. The last test runs the real installed package data."""
+"""The BFCL importer (task_defs/trials/bfcl.py, bfcl_agreement.py and bfcl_families.py): BFCL-shaped items
+become trials with their own tools, schemas in JSON Schema, oracles that read answers as BFCL's checker does
+(optional parameters, dict answers, ints for floats, its string normalisation), families our loader accepts,
+and an agreement report that names every item where our oracle and BFCL's canonical answer part. The last
+test runs the real installed package data."""
 
 import time
 
 import pytest
 
-from task_defs.trials import bfcl
+from task_defs.trials import bfcl, bfcl_agreement, bfcl_families
 from task_defs.trials.grading import Answer, Call, grade
 from task_defs.trials.loader import load_family
 
@@ -142,7 +143,7 @@ def test_oracle_reads_answers_as_bfcl_does():
 
 def test_every_written_family_loads(tmp_path):
     for cat in bfcl.CATEGORIES:
-        report = bfcl.write_family(tmp_path, cat, ITEMS[cat])
+        report = bfcl_families.write_family(tmp_path, cat, ITEMS[cat])
         folder = tmp_path / f"bfcl_{cat}"
         assert (folder / "job.toml").read_text().splitlines()[0].startswith("# kbench-dagster canary")
         family = load_family(folder)
@@ -150,13 +151,13 @@ def test_every_written_family_loads(tmp_path):
         assert report["loader"] == f"ok, {len(family.trials)} trials" and report["written"] == len(family.trials)
     # parallel_multiple_1 demands `dst`, which clock.now does not take: converted, not written, a disagreement
     assert report["skipped"] == {}
-    pm = bfcl.write_family(tmp_path, "parallel_multiple", ITEMS["parallel_multiple"])
+    pm = bfcl_families.write_family(tmp_path, "parallel_multiple", ITEMS["parallel_multiple"])
     assert (pm["converted"], pm["written"]) == (2, 1)
     assert pm["skipped"] == {"fails our loader's fit check (listed as a disagreement)": 1}
 
 
 def test_agreement_names_every_disagreement():
-    per = {cat: bfcl.agreement(convert(cat)[0], ITEMS[cat]) for cat in bfcl.CATEGORIES}
+    per = {cat: bfcl_agreement.agreement(convert(cat)[0], ITEMS[cat]) for cat in bfcl.CATEGORIES}
     assert per["multiple"] == {"total": 1, "agree": 1, "disagreements": [], "by_reason": {}, "looser": {}}
     assert per["irrelevance"]["agree"] == 2 and per["parallel"]["agree"] == 2
     # a float like 2.0 for the integer `legs` passes ours, not BFCL's type check: counted, not a disagreement
@@ -175,7 +176,7 @@ def test_answer_that_breaks_the_schema_is_a_disagreement():
     item = {"id": "simple_python_9", "question": q("Range from here to there"), "function": [RANGE],
             "ground_truth": [{"geo.range": {"origin": ["here"], "target": ["there"], "unit": ["leagues"]}}]}
     trials, _ = bfcl.convert_items("simple", [item])
-    found = bfcl.agreement(trials, [item])
+    found = bfcl_agreement.agreement(trials, [item])
     assert found["agree"] == 0 and found["by_reason"]["answer_breaks_schema"]["examples"] == ["bfcl_simple_python_9"]
     assert "'leagues' is not one of ['km', 'mi']" in found["disagreements"][0][1]
 
@@ -198,7 +199,7 @@ SIZES = {"simple": 400, "multiple": 200, "parallel": 200, "parallel_multiple": 2
 def test_real_bfcl_package(tmp_path):
     start = time.perf_counter()
     try:
-        report = bfcl.write_families(tmp_path)
+        report = bfcl_families.write_families(tmp_path)
     except bfcl.BfclMissing as exc:
         pytest.fail(str(exc))
     assert {c: r["converted"] for c, r in report.items()} == SIZES
@@ -217,7 +218,7 @@ def test_real_bfcl_package(tmp_path):
 def test_import_bfcl_command(tmp_path, capsys):
     import argparse
 
-    from kbench_dagster.trials_bfcl_cmd import add_import_bfcl
+    from kbench_dagster.commands.trials_bfcl import add_import_bfcl
 
     parser = argparse.ArgumentParser()
     add_import_bfcl(parser.add_subparsers(dest="cmd", required=True))

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from kbench_dagster.trials_cmd import gate_problems
+from kbench_dagster.commands.trials import gate_problems
 from sandbox.chatwork.trial_checks import probe
 from sandbox.chatwork.trials import ToolTrials
 from task_defs.trials import generate as gen

@@ -1,4 +1,5 @@
-"""The board's pages (leaderboard, models, comparisons, tasks) and build_board, which writes the whole site."""
+"""The board's leaderboard (index.html), its task pages (tasks.html, task/<task>.html) and build_board, which
+writes the whole site; the model pages are in board_models.py, the paired comparisons in board_compare.py."""
 
 from __future__ import annotations
 
@@ -11,18 +12,14 @@ from pathlib import Path
 
 from kbench_dagster.reporting import board_data, pairwise, stats
 from kbench_dagster.reporting.board_attempt import run_href, run_page
+from kbench_dagster.reporting.board_compare import TIER_NOTE, compare_page
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
-from kbench_dagster.reporting.board_plots import plot_deltas, plot_intervals, plot_scatter
+from kbench_dagster.reporting.board_models import model_href, model_pages, tier_cell
+from kbench_dagster.reporting.board_plots import plot_intervals, plot_scatter
 from kbench_dagster.reporting.board_speed import speed_page
 from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.store import ResultsStore
 from sandbox.engine.registry import all_cards
-
-TIER_NOTE = ("Statistical tiers: models on one board (same harness and condition) are compared by paired per-task "
-             "differences. When the paired 95% CI (seeded cluster bootstrap over tasks) crosses zero the suite "
-             "cannot rank them and they share a tier. Rank order inside a tier is display order only, not a "
-             "measured difference.")
-
 
 
 def _num(value: float | None, href: str, field: str, text: str | None = None) -> str:
@@ -38,7 +35,6 @@ def ci_bar(ci, p, width: int = 120) -> str:
     return (f'<svg width="{width}" height="12" role="img" aria-label="95% CI"><rect x="0" y="5" width="{width}" '
             f'height="2" fill="#e2e5ea"/><rect x="{x0:.1f}" y="3" width="{max(x1 - x0, 1):.1f}" height="6" '
             f'fill="#9bb8ee"/><circle cx="{xp:.1f}" cy="6" r="3" fill="#0b57d0"/></svg>')
-
 
 
 def group_warnings(g: dict, board_tasks: int, harness: dict[str, set]) -> list[str]:
@@ -59,17 +55,6 @@ def group_warnings(g: dict, board_tasks: int, harness: dict[str, set]) -> list[s
     if m["outside_write_runs"]:
         out.append(f"{m['outside_write_runs']} outside writes")
     return out
-
-
-def _model_href(g: dict, depth: int = 0) -> str:
-    return f"{'../' * depth}model/{slug(g['model'])}.html#{slug(g['key'])}"
-
-
-def _tier(t: dict) -> str:
-    """T1, T2, ...; an unranked model shows a dash with the reason on hover."""
-    if t["tier"] is None:
-        return f'<span title="not ranked: {esc(t.get("unranked") or "")}">&ndash;</span>'
-    return f"T{t['tier']}"
 
 
 FILTERS = (("hardware_class", "hardware class"), ("agent", "harness"), ("condition", "condition"),
@@ -105,7 +90,7 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
     rows = []
     for g in order:
         s, t = g["summary"], tiers[g["key"]]
-        href = _model_href(g)
+        href = model_href(g)
         attrs = " ".join(f'data-{f}="{esc(g[f])}"' for f, _ in FILTERS)
         w = warns[g["key"]]
         lead = "usability" if t.get("headline") == "usability" else "pass1"
@@ -114,7 +99,7 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
         rows.append(
             f'<tr data-group="{esc(g["key"])}" {attrs}><td class=l>{esc(t["board"])}</td>'
             f'<td class=l>{esc(t.get("headline", "pass@1"))}</td>'
-            f'<td class="tier">{_tier(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
+            f'<td class="tier">{tier_cell(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
             + "".join(cell.values())
             + f'<td{" class=lead" if lead == "pass1" else ""}>{_num(s["pass@1"], href, "pass1")}</td>'
             f'<td class="l ci">{stats.fmt_ci(s["pass@1_ci"])}</td><td>{ci_bar(s["pass@1_ci"], s["pass@1"])}</td>'
@@ -131,119 +116,6 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
             '<p class="ci">pass@1: the task-balanced mean of each task\'s pass share (infra failures excluded, shown '
             'as attrition). Usability: per-task share that passed inside the time budget, timeouts and infra '
             'failures as 0. Completion: share of attempts that finished inside the budget.</p>')
-
-
-def _model_pages(agg: dict, out: Path, warns: dict[str, list[str]], run_pages: set) -> None:
-    by_model: dict[str, list[dict]] = defaultdict(list)
-    for g in agg["groups"]:
-        by_model[g["model"]].append(g)
-    (out / "model").mkdir(exist_ok=True)
-    for model, groups in by_model.items():
-        ran_on = sorted({(g["server"], g["engine"], g["quant"], g["hardware_class"], g["hardware"]) for g in groups})
-        body = ["<p>Endpoints this model ran on: " + "; ".join(
-            f"<b>{esc(name)}</b> ({esc(engine)}, {esc(quant)}, {esc(cls)}: {esc(hw)})"
-            for name, engine, quant, cls, hw in ran_on) + " &middot; <a href='../speed.html'>speed</a></p>"]
-        for g in groups:
-            s, m, t = g["summary"], g["mech"], agg["tiers"][g["key"]]
-            gs = slug(g["key"])
-            body.append(f'<h2 id="{gs}">{esc(g["agent"])} · {esc(g["condition"])} · {esc(g["server"])} · '
-                        f'{esc(g["hardware"])} &nbsp; <span class="tier">{_tier(t)}</span> on {esc(t["board"])}</h2>')
-            if warns[g["key"]]:
-                body.append(f'<p class="warn">not ready to publish: {esc("; ".join(warns[g["key"]]))}</p>')
-            def line(label, value, ci=None, fmt=pct):  # noqa: E306
-                return (f"<tr><td class=l>{esc(label)}</td><td>{esc(fmt(value))}</td>"
-                        f"<td class='l ci'>{stats.fmt_ci(ci, 1) if ci else ''}</td></tr>")
-            se = lambda v: "n/a" if v is None else f"{100 * v:.2f} pts"  # noqa: E731
-            body.append("<table><tr><th class=l>number</th><th>value</th><th class=l>95% interval</th></tr>"
-                        + line("pass@1 (task-balanced, Wilson)", s["pass@1"], s["pass@1_ci"])
-                        + line("pass@1 (category-clustered bootstrap)", s["pass@1"], s["boot_ci"])
-                        + line("SE clustered by task", s["se_task"], fmt=se)
-                        + line("SE clustered by category", s["se_category"], fmt=se)
-                        + line("SE if runs were independent", s["se_naive"], fmt=se)
-                        + line("passed runs / runs", s["pass_rate_runs"])
-                        + line("pass-any", s["pass_any"], s["pass_any_ci"])
-                        + line(f"pass@{s['k']} (unbiased)", s["pass@k"]) + line(f"pass^{s['k']}", s["pass^k"])
-                        + line("usability", s["usability"], s.get("usability_ci"))
-                        + line("completion", s["completion"], s.get("completion_ci"))
-                        + line("attrition (infra)", s["attrition"], s["attrition_ci"]) + "</table>")
-            body.append("<table><tr><th class=l>slice</th><th>tasks</th><th>passes / runs</th><th>pass@1</th>"
-                        "<th class=l>Wilson 95%</th></tr>" + "".join(
-                            f"<tr><td class=l>{esc(kind)} {esc(k)}</td><td>{v['tasks']}</td>"
-                            f"<td>{v['passes']}/{v['runs']}</td><td>{pct(v['pass@1'])}</td>"
-                            f"<td class='l ci'>{stats.fmt_ci(v['pass@1_ci'])}</td></tr>"
-                            for kind, part in (("tier", s["tiers"]), ("category", s["categories"]))
-                            for k, v in part.items())
-                        + "</table>")
-            body.append(f"<p>mean time {m['mean_time_s'] or 0:.1f}s, mean turns {m['mean_turns'] or 0:.1f}, "
-                        f"mean output tokens {m['mean_output_tokens'] or 0:.0f}, cut-off replies {m['cutoffs']}, "
-                        f"tool errors {m['tool_errors']}, tool-format errors {m['tool_format_errors']}, false claims "
-                        f"{m['false_claims']}, watchdog kills {m['watchdog_kills']}, runs with outside writes "
-                        f"{m['outside_write_runs']}</p>")
-            body.append(f"<p>runs: {esc(', '.join(m['run_ids']))}</p>")
-            cells = "".join(
-                f"<tr><td class=l><a href='../task/{esc(slug(task))}.html#{gs}'>{esc(task)}</a></td>"
-                f"<td class=l>{esc(tt['category'])}</td><td class=l>{esc(tt['tier'])}</td>"
-                f"<td><a class='num' data-field='task_passes' href='../task/{esc(slug(task))}.html#{gs}'>"
-                f"{tt['c']}/{tt['n']}</a></td><td>{tt['infra']}</td></tr>"
-                for task, tt in sorted(g["tasks"].items()))
-            body.append("<h3>tasks (passes / scored runs; each links to the runs)</h3><table><tr><th class=l>task</th>"
-                        "<th class=l>category</th><th class=l>tier</th><th>passes</th><th>infra</th></tr>"
-                        f"{cells}</table>")
-        (out / "model" / f"{slug(model)}.html").write_text(page(f"model {model}", "\n".join(body), depth=1))
-
-
-def _compare_page(agg: dict, out: Path) -> None:
-    by_key = {g["key"]: g for g in agg["groups"]}
-    boards: dict[str, list[dict]] = defaultdict(list)
-    for c in agg["comparisons"]:
-        boards[c["board"]].append(c)
-    body = [f'<div class="note">{esc(TIER_NOTE)} McNemar uses one seed\'s outcomes only (per pair, the seed most '
-            'of their common tasks share; the lowest on a tie); pooling every (task, seed) pair would count repeated '
-            'runs of a task as independent evidence.</div>']
-    name = lambda k: f"{by_key[k]['model']} ({by_key[k]['server']}, {by_key[k]['hardware']})"  # noqa: E731
-    for board, comps in sorted(boards.items()):
-        body.append(f"<h2>{esc(board)}</h2>")
-        body.append(plot_deltas(comps, lambda c: f"{name(c['a'])} - {name(c['b'])}"))
-        rows = []
-        for c in comps:
-            mc = c["mcnemar"] or {}
-            seed_note = "" if c["mcnemar_seed"] is None else f" (seed {c['mcnemar_seed']})"
-            a_href, b_href = _model_href(by_key[c["a"]]), _model_href(by_key[c["b"]])
-            verdict = ("tie: CI crosses zero" if c["crosses_zero"] else
-                       ("below the minimum detectable gap" if c.get("below_mdg") else "resolved"))
-            rows.append(
-                f"<tr><td class=l><a href='{esc(a_href)}'>{esc(name(c['a']))}</a></td>"
-                f"<td class=l><a href='{esc(b_href)}'>{esc(name(c['b']))}</a></td><td>{c['tasks']}</td>"
-                f"<td><a class='num' href='{esc(b_href)}'>{_signed(c['mean_diff'])}</a></td>"
-                f"<td class='ci'>{_signed_ci(c['ci_t'])}</td><td class='ci'>{_signed_ci(c['ci_boot'])}</td>"
-                f"<td>{_p(c['p_t'])}</td><td>{mc.get('b', '-')}/{mc.get('c', '-')}{seed_note}</td>"
-                f"<td>{_p(mc.get('p_exact'))}</td>"
-                f"<td>{_p(mc.get('p_mid'))}</td><td>{'-' if c['mdg'] is None else format(100 * c['mdg'], '.1f')}</td>"
-                f"<td class=l>{esc(verdict)}</td><td class=l>{esc(_discordant(c))}</td></tr>")
-        body.append("<table><tr><th class=l>A</th><th class=l>B</th><th>tasks</th><th>A-B pts</th><th>paired t 95%</th>"
-                    "<th>bootstrap 95%</th><th>p (t)</th><th>McNemar A/B only</th><th>exact p</th><th>mid-p</th>"
-                    "<th>min gap pts</th><th class=l>verdict</th><th class=l>discordant tasks by category</th></tr>"
-                    + "".join(rows) + "</table>")
-    if not agg["comparisons"]:
-        body.append("<p>No board has two models yet.</p>")
-    (out / "compare.html").write_text(page("Paired comparisons", "\n".join(body)))
-
-
-def _signed(x) -> str:
-    return "-" if x is None else f"{100 * x:+.1f}"
-
-
-def _signed_ci(ci) -> str:
-    return "-" if ci is None else f"[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]"
-
-
-def _p(p) -> str:
-    return "-" if p is None else f"{p:.3f}"
-
-
-def _discordant(c: dict) -> str:
-    return "; ".join(f"{cat}: A {len(d['a_better'])}, B {len(d['b_better'])}" for cat, d in c["discordant"].items())
-
 
 
 def _difficulty(agg: dict, task: str) -> tuple[str, str]:
@@ -289,7 +161,7 @@ def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_
             by_group[board_data.group_key(a)].append(a)
         for g in groups_of_task[task]:
             tt = g["tasks"][task]
-            body.append(f'<h2 id="{slug(g["key"])}"><a href="{esc(_model_href(g, 1))}">{esc(g["model"])}</a> · '
+            body.append(f'<h2 id="{slug(g["key"])}"><a href="{esc(model_href(g, 1))}">{esc(g["model"])}</a> · '
                         f'{esc(g["agent"])} · {esc(g["condition"])} · {esc(g["server"])} · {esc(g["hardware"])}: '
                         f'{tt["c"]}/{tt["n"]} passed, {tt["infra"]} infra</h2>')
             rows = []
@@ -316,7 +188,6 @@ def _task_pages(agg: dict, attempts: list[dict], out: Path, run_pages: set, per_
                                                   "<th class=l>tier</th><th>passes / runs</th><th>pass share</th>"
                                                   "<th class=l>difficulty</th></tr>"
                                          + "".join(index_rows) + "</table>"))
-
 
 
 BOARD_MARK = ".kbench-board"
@@ -372,7 +243,7 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
         rel = board_data.record_rel(a)
         if runs_root is not None and rel is not None and run_page(a, Path(runs_root), rel, out):
             run_pages.add((a["run_id"], a["condition"], a["task"], a["seed"]))
-    link = lambda g: _model_href(g)  # noqa: E731
+    link = lambda g: model_href(g)  # noqa: E731
     ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"],
                                                    *pairwise.tier_order(agg["tiers"][g["key"]]),
                                                    -(headline_value(g, agg["tiers"][g["key"]]) or 0), g["key"]))
@@ -383,8 +254,8 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     if not agg["groups"]:
         body = ["<p>No results in the store yet.</p>"]
     (out / "index.html").write_text(page("Leaderboard", "\n".join(body), script=FILTER_JS))
-    _model_pages(agg, out, warns, run_pages)
-    _compare_page(agg, out)
+    model_pages(agg, out, warns)
+    compare_page(agg, out)
     speed_page(store, agg, out, link)
     _task_pages(agg, attempts, out, run_pages, per_task)
     for card in all_cards():  # each kind's own pages (sandbox/engine/registry.py)

@@ -14,10 +14,10 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from kbench_dagster.commands.trials_report import COLUMNS
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.trial_stats import INFRA_GROUP, readable_rows, stale_rules, strike_stats, triage
 from kbench_dagster.store import ResultsStore
-from kbench_dagster.trials_report_cmd import COLUMNS
 from sandbox.chatwork.formats import MODES
 from sandbox.chatwork.trials import ToolTrials, replies_of, request_of
 from sandbox.judge.parse import Refused, bounded_json
@@ -54,8 +54,8 @@ document.addEventListener('DOMContentLoaded',function(){
 
 
 def strikes(store: ResultsStore) -> dict[str, list[dict]]:
-    """run_id -> its rows as trials_report_cmd.strike_rows gives them (sample = seed), with the columns the pages
-    show besides."""
+    """run_id -> its rows as kbench_dagster.commands.trials_report.strike_rows gives them (sample = seed), with the
+    columns the pages show besides."""
     cols, found = store.query(ROWS_SQL)
     out: dict[str, list[dict]] = defaultdict(list)
     for row in found:

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from kbench_dagster.compare_runs_cmd import add_model_options, compare_models
+from kbench_dagster.commands.compare_runs import add_model_options, compare_models
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.compare import compare, render_compare
 from kbench_dagster.reporting.export import collect, export_rows, validate_results

@@ -55,7 +55,7 @@ LOCAL_ONLY = {"record_path", "partition_key"}  # where the records sit on the ma
 
 def collect(runs_root: Path, run_ids: list[str]) -> dict:
     """The report's numbers for each run as one JSON document (schema/results.schema.json), with the rows the store
-    holds for it and its manifest, so another machine can import it (kbench_dagster/importer.py)."""
+    holds for it and its manifest, so another machine can import it (kbench_dagster/commands/import_results.py)."""
     runs = []
     for run_id in run_ids:
         results = load_results(runs_root, run_id)

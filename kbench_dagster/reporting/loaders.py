@@ -6,8 +6,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from sandbox.engine.attempt_reader import records_of
 from sandbox.engine.attempt_folders import check_run_id
+from sandbox.engine.attempt_reader import records_of
 
 
 def load_results(runs_root: Path, run_id: str) -> list[dict]:

@@ -11,8 +11,8 @@ chance strategies of `kbench trials probe` stay at the floor.
 
 Each family draws from its own Rng (rng.py), seeded from the one seed, so editing one family's templates leaves
 the other families' draws alone. build.py turns a family's templates into witnessed trials; select, flows, classify
-and extract hold each family's templates (select_pools, classify_texts and extract_fields hold the larger tables);
-words, pools and rules are what the families share.
+and extract hold each family's templates (extract_purchases holds some of extract's; select_pools, classify_texts
+and extract_fields hold the larger tables); words, pools and rules are what the families share.
 
     python -m task_defs.trials.generate           # write the four generated.jsonl files
     python -m task_defs.trials.generate --check   # exit 1, naming the file, when one on disk is not what it makes

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.endpoints_cmd import add_endpoint_options, endpoint_settings
+from kbench_dagster.commands.endpoints import add_endpoint_options, endpoint_settings
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import loaders, tables
@@ -202,7 +202,7 @@ def cmd_serve_local(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from kbench_dagster.demo import run_demo
+    from kbench_dagster.commands.demo import run_demo
 
     return run_demo(pack=args.model_pack, tasks=args.tasks, timeout_s=args.timeout, runs=args.runs)
 

@@ -1,4 +1,7 @@
-"""`kbench demo` (what `make demo` runs): a real local model, a smoke set with both agents, the report tables."""
+"""`kbench demo` (what `make demo` runs): a real local model, a smoke set with both agents, the report tables.
+
+The command itself is added with the other agent-task commands (commands/core.py), which imports this module only
+when the demo runs: it brings in the local model server, which no other command of that group needs."""
 
 from __future__ import annotations
 

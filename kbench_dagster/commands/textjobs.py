@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.endpoints_cmd import add_endpoint_options, endpoint_settings
+from kbench_dagster.commands.endpoints import add_endpoint_options, endpoint_settings
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.textjobs import textjobs_document, validate_textjobs

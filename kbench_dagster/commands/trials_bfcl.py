@@ -1,10 +1,12 @@
-"""`kbench trials import-bfcl`: BFCL's single-turn categories written as trial families (task_defs/trials/bfcl.py),
-with per category the items converted, the items skipped and why, and how often our oracle passes BFCL's own
-canonical answer; every item where the two cannot agree is listed with its reason."""
+"""`kbench trials import-bfcl`: BFCL's single-turn categories written as trial families
+(task_defs/trials/bfcl_families.py), with per category the items converted, the items skipped and why, and how
+often our oracle passes BFCL's own canonical answer; every item where the two cannot agree is listed with its
+reason."""
 
 from __future__ import annotations
 
-from task_defs.trials.bfcl import CATEGORIES, write_families
+from task_defs.trials.bfcl import CATEGORIES
+from task_defs.trials.bfcl_families import write_families
 
 LOOSER = {"float_for_integer_accepted": "a float like 5.0 for an integer parameter",
           "ints_in_float_list": "ints in a list of floats"}

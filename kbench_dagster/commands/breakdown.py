@@ -15,12 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.endpoints_cmd import endpoint_settings
+from kbench_dagster.commands.endpoints import endpoint_settings
+from kbench_dagster.commands.textjobs import add_language_options, model_of_server
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
 from kbench_dagster.terminal import say
-from kbench_dagster.textjobs_cmd import add_language_options, model_of_server
 from sandbox.chatwork.breakdown import KINDS, WAYS
 from sandbox.engine.spec import API_AGENT, server_slots_of
 from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs

@@ -11,12 +11,12 @@ import tempfile
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.endpoints_cmd import endpoint_settings
+from kbench_dagster.commands.endpoints import endpoint_settings
+from kbench_dagster.commands.textjobs import add_language_options, chat_run_spec
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say, visible
-from kbench_dagster.textjobs_cmd import add_language_options, chat_run_spec
 from sandbox.servers.probe import reported_context
 from task_defs.capability.loader import ROOT, fingerprint, load_categories
 from task_defs.capability.models import AGENT, CATEGORIES

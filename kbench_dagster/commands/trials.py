@@ -14,15 +14,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.endpoints_cmd import add_endpoint_options
+from kbench_dagster.commands.endpoints import add_endpoint_options
+from kbench_dagster.commands.textjobs import chat_run_spec
+from kbench_dagster.commands.trials_bfcl import add_import_bfcl
+from kbench_dagster.commands.trials_report import add_report_parsers
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.stats import wilson_p
 from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import say
-from kbench_dagster.textjobs_cmd import chat_run_spec
-from kbench_dagster.trials_bfcl_cmd import add_import_bfcl
-from kbench_dagster.trials_report_cmd import add_report_parsers
 from sandbox.chatwork.formats import MODES, POLICIES
 from sandbox.chatwork.trial_checks import gate_problems, probe
 from sandbox.chatwork.trials import CACHE_DIR, ToolTrials, request_of, select_trials
