@@ -11,6 +11,7 @@ from kbench_dagster.keys import parse_cell
 from kbench_dagster.partitions import keys_of, run_partitions
 from kbench_dagster.pools import MODEL_SERVER_POOL
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
+from kbench_dagster.run_settings import RunSettings, settings_of
 from kbench_dagster.store import ResultsStore
 from sandbox.engine.spec import API_AGENT
 
@@ -25,19 +26,17 @@ def registered_model(store: ResultsStore, model_key: str) -> tuple[str, str]:
 
 def cell_settings(model_key: str, cell: str, kind, model_id: str, endpoint, agent: AgentSettings,
                   sandbox: SandboxSettings, tasks: str = "", defer_grading: bool = False,
-                  agent_name: str | None = None) -> service.RunSettings:
-    """The settings of one Dagster cell, in the terms `kbench run` takes (agent_name: "api" for chat kinds)."""
+                  agent_name: str | None = None) -> RunSettings:
+    """The settings of one Dagster cell: the run settings the agent resource holds, and what the cell, its
+    endpoint and the sandbox resource decide (agent_name: "api" for chat kinds)."""
     cond, seed = parse_cell(cell)
     who = agent_name or agent.agent
-    return service.settings_of(
-        run_id=service.cell_run_id(who, model_key, cell, kind), model=model_id, url=endpoint.url,
-        agent=who, tool_format=agent.tool_format, suite=kind.name, tasks=tasks or None, conds=cond,
-        defer_grading=defer_grading,
-        seeds=[seed], workers=min(agent.workers, endpoint.slots or agent.workers), timeout_s=agent.timeout_s,
-        runs_root=agent.runs_root, work_root=str(sandbox.work_path()), pi_path=agent.pi_path or None,
-        keep_work=agent.keep_work, isolation=sandbox.isolation, server_slots=endpoint.slots,
-        rss_limit_gb=agent.rss_limit_gb, max_procs=agent.max_procs, disk_limit_gb=agent.disk_limit_gb,
-        endpoint=endpoint.name, **endpoint.declared)
+    return settings_of(**{
+        **agent.run_fields(), "run_id": service.cell_run_id(who, model_key, cell, kind), "model": model_id,
+        "url": endpoint.url, "agent": who, "suite": kind.name, "tasks": tasks or None, "conds": cond,
+        "defer_grading": defer_grading, "seeds": [seed], "workers": min(agent.workers, endpoint.slots or agent.workers),
+        "work_root": str(sandbox.work_path()), "isolation": sandbox.isolation, "server_slots": endpoint.slots,
+        "endpoint": endpoint.name, **endpoint.declared})
 
 
 def run_cell(context, kind, units, agent_name, endpoints, agent, sandbox, results_db):

@@ -11,6 +11,7 @@ from pydantic import PrivateAttr
 
 from kbench_dagster.keys import check_endpoint_name
 from kbench_dagster.parquet_store import open_store
+from kbench_dagster.run_settings import RunSettings
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from sandbox.engine.slots import slot_capacity
 from sandbox.isolation.bwrap import IsolationConfig
@@ -48,7 +49,9 @@ class SandboxSettings(dg.ConfigurableResource):
 
 
 class AgentSettings(dg.ConfigurableResource):
-    """Which agent drives the model, how long a session may take, where run records go."""
+    """Which agent drives the model, how long a session may take, where run records go. A field named as a run
+    setting (kbench_dagster/run_settings.py) is that setting, with its default (a test holds them equal); the
+    others choose a kind's units."""
 
     agent: str = "pi"
     tool_format: str = "auto"
@@ -75,6 +78,11 @@ class AgentSettings(dg.ConfigurableResource):
     rss_limit_gb: float = AGENT_LIMITS.rss_limit_bytes / GB
     max_procs: int = AGENT_LIMITS.max_procs
     disk_limit_gb: float = AGENT_LIMITS.disk_bytes / GB
+
+    def run_fields(self) -> dict:
+        """The run settings this resource holds, by name; an empty text is the setting left unset."""
+        named = (n for n in type(self).model_fields if n in RunSettings.model_fields)
+        return {n: (None if getattr(self, n) == "" else getattr(self, n)) for n in named}
 
 
 class ResultsDB(dg.ConfigurableResource):

@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing import Callable
 
 from kbench_dagster.ingest import cell_of, cells_of, ingest_run, store_cell, write_key
+from kbench_dagster.run_settings import RunSettings
 from kbench_dagster.store import ResultsStore, all_tables
 from sandbox.engine.attempt_folders import check_run_id
 from sandbox.engine.attempt_reader import done_keys
@@ -25,81 +24,15 @@ from sandbox.engine.kinds import AgentTasks, WorkKind, as_kind
 from sandbox.engine.registry import card, is_registered, kind_of
 from sandbox.engine.regrade import RegradeSummary, regrade_run
 from sandbox.engine.scheduler import Scheduler
-from sandbox.engine.spec import API_AGENT, RunSpec, plan
+from sandbox.engine.slots import ServerSlots
+from sandbox.engine.spec import API_AGENT, RunSpec, plan, server_slots_of
 from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, GB
 from sandbox.isolation.workdirs import default_work_root
-from sandbox.servers.hardware import HardwareClass
 from sandbox.servers.probe import wait_for_server
 from task_defs import Suite
 from task_defs.loader import select
-
-DEFAULT_URL = "http://127.0.0.1:8093/v1"
-
-
-class RunSettings(BaseModel):
-    """Everything that decides what a run does, as a user states it; never the API key."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run_id: str
-    model: str = Field(min_length=1)
-    url: str = DEFAULT_URL
-    # api: kinds that ask the server directly (text jobs, trials); None: pi for a kind that runs an agent, else api
-    agent: Literal["pi", "builtin", "api"] | None = "pi"
-    tool_format: Literal["native", "text", "auto", "constrained"] = "auto"
-    suite: str = "kbench"  # a suite name or folder; "kernels": the GPU kernel tasks; "textjobs": the text jobs
-    tasks: str | None = None  # ids, categories or tiers, comma-separated; None: the whole suite
-    conds: str | None = None  # condition names, comma-separated; None: the default conditions
-    thinking: Literal["off", "medium"] | None = None
-    max_tokens: int | None = Field(default=None, ge=1)
-    extension: str | None = None
-    seeds: list[int] = [1]
-    workers: int = Field(default=1, ge=1)
-    timeout_s: float = Field(default=600.0, gt=0)
-    runs_root: str = "runs"
-    work_root: str | None = None
-    pi_path: str | None = None
-    keep_work: bool = False
-    defer_grading: bool = False  # record now, grade later with `kbench regrade` (kernels: when the GPU is free)
-    isolation: Literal["auto", "bwrap", "docker", "none"] = "auto"
-    server_slots: int | None = Field(default=None, ge=0)
-    server_down_stop_s: float = Field(default=600.0, gt=0)  # a server silent this long stops the run
-    latency_budget_s: float | None = Field(default=None, ge=0)  # None: the tier's default; 0: no budget
-    # sampling sent with every request (None: the server's default); attempt k of a task sends sampling_seed + k
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    top_p: float | None = Field(default=None, gt=0, le=1)
-    sampling_seed: int | None = Field(default=None, ge=0)
-    # the endpoint as its owner declares it (sandbox/servers/hardware.py); the run adds what the server says
-    endpoint: str | None = None
-    hardware: str | None = None
-    hardware_class: HardwareClass | None = None
-    site: str | None = None
-    rss_limit_gb: float = Field(default=AGENT_LIMITS.rss_limit_bytes / GB, gt=0)
-    max_procs: int = Field(default=AGENT_LIMITS.max_procs, ge=1)
-    disk_limit_gb: float = Field(default=AGENT_LIMITS.disk_bytes / GB, gt=0)
-
-    @field_validator("run_id")
-    @classmethod
-    def _run_id(cls, v: str) -> str:
-        return check_run_id(v)
-
-    @field_validator("seeds")
-    @classmethod
-    def _seeds(cls, v: list[int]) -> list[int]:
-        if not v or any(s < 1 for s in v) or len(set(v)) != len(v):
-            raise ValueError("seeds must be distinct numbers from 1")
-        return v
-
-
-def settings_of(**fields) -> RunSettings:
-    """RunSettings from keyword values; a bad value is a ValueError that names the setting and what it takes."""
-    try:
-        return RunSettings(**fields)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors())
-        raise ValueError(f"run settings: {problems}") from None
 
 
 def verdict_table(kind_name: str) -> str:
@@ -155,16 +88,39 @@ def already_done(spec: RunSpec) -> int:
 
 
 @dataclass
+class PlannedRun:
+    """A run a command is about to start, as its header tells it."""
+
+    spec: RunSpec  # with the server's slots, asked once, as the run and its manifest will use them
+    kind: WorkKind
+    slots: ServerSlots | None
+    planned: int
+    done_before: int  # attempts an earlier run of the same command finished
+
+    @property
+    def left(self) -> int:
+        return self.planned - self.done_before
+
+
+def plan_run(settings: RunSettings, work: Suite | WorkKind | None = None, api_key: str | None = None) -> PlannedRun:
+    spec, kind = build_spec(settings, work, api_key)
+    slots = server_slots_of(spec, kind)
+    spec = replace(spec, server_slots=slots.slots if slots else 0)
+    return PlannedRun(spec, kind, slots, len(plan(spec)), already_done(spec))
+
+
+@dataclass
 class RunOutcome:
     spec: RunSpec
     summary: dict
     stored: dict[str, int] = field(default_factory=dict)
 
 
-def await_server(spec: RunSpec, say: Callable[[str], None] | None = None) -> None:
-    """Before a run with work to do: wait for its server, saying at once (and then every 10 s, with how long it has
-    lasted) when it does not answer; ServerDown after spec.server_down_stop_s with what the probe saw."""
-    if already_done(spec) >= len(plan(spec)):
+def await_server(spec: RunSpec, say: Callable[[str], None] | None = None, left: int | None = None) -> None:
+    """Before a run with work to do (`left` attempts, counted here when not given): wait for its server, saying at
+    once (and then every 10 s, with how long it has lasted) when it does not answer; ServerDown after
+    spec.server_down_stop_s with what the probe saw."""
+    if (left if left is not None else len(plan(spec)) - already_done(spec)) <= 0:
         return
     seen = {}
 
@@ -182,11 +138,11 @@ def await_server(spec: RunSpec, say: Callable[[str], None] | None = None) -> Non
 
 def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
                   store_as: Callable[[RunSpec, ResultsStore], dict[str, int]] | None = None,
-                  say: Callable[[str], None] | None = None) -> RunOutcome:
-    """Wait for the server (saying so through `say`), run every attempt without a result, then store the run.
-    What finished is stored even when the run stops with an error (the error is raised afterwards), so SQL and
-    the board agree with the records; the same call later does the rest."""
-    await_server(spec, say)
+                  say: Callable[[str], None] | None = None, left: int | None = None) -> RunOutcome:
+    """Wait for the server (saying so through `say`) unless no attempt is `left`, run every attempt without a
+    result, then store the run. What finished is stored even when the run stops with an error (the error is raised
+    afterwards), so SQL and the board agree with the records; the same call later does the rest."""
+    await_server(spec, say, left)
     runner = Scheduler(spec, kind, on_result=on_result)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
     try:

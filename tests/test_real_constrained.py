@@ -9,6 +9,7 @@ from test_local_model import model_or_skip
 
 from kbench_dagster import service
 from kbench_dagster.commands.core import SMOKE_TASKS
+from kbench_dagster.run_settings import settings_of
 from kbench_dagster.store import ResultsStore
 from sandbox.servers import llama as lm
 
@@ -18,7 +19,7 @@ def test_builtin_native_against_constrained_on_the_demo_tasks(tmp_path, capsys):
     got = {}
     with lm.LocalModelServer("0.5b", port=0, model_path=model_or_skip()) as server:
         for fmt in ("auto", "constrained"):
-            settings = service.settings_of(run_id=f"builtin-{fmt}", model=server.model_id, url=server.url,
+            settings = settings_of(run_id=f"builtin-{fmt}", model=server.model_id, url=server.url,
                                            agent="builtin", tool_format=fmt, tasks=SMOKE_TASKS, conds="base",
                                            timeout_s=100.0, runs_root=str(tmp_path / "runs"),
                                            work_root=str(tmp_path / "work"))

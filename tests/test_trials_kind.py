@@ -6,6 +6,7 @@ import json
 
 from kbench_dagster import service
 from kbench_dagster.cli import main
+from kbench_dagster.run_settings import settings_of
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.trials import ToolTrials, answer_of, request_of
 from sandbox.servers.scripted import ScriptedServer
@@ -15,7 +16,7 @@ def run_suite(persona: str, tmp_path) -> tuple[list[dict], ResultsStore]:
     results = []
     store = ResultsStore(tmp_path / f"{persona}.duckdb")
     with ScriptedServer(persona, suite="trials", port=0) as srv:
-        settings = service.settings_of(run_id=f"trials-{persona}", model=srv.model_id, url=srv.url, agent="api",
+        settings = settings_of(run_id=f"trials-{persona}", model=srv.model_id, url=srv.url, agent="api",
                                        suite="trials", conds="base", workers=4, runs_root=str(tmp_path / "runs"),
                                        work_root=str(tmp_path / "work"))
         spec, kind = service.build_spec(settings)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
@@ -20,9 +19,10 @@ from kbench_dagster.commands.textjobs import add_language_options, model_of_serv
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.breakdown import breakdown_document, validate_breakdown
+from kbench_dagster.run_settings import add_run_options, from_args, setting, settings_of
 from kbench_dagster.terminal import say
 from sandbox.chatwork.breakdown import KINDS, WAYS
-from sandbox.engine.spec import API_AGENT, server_slots_of
+from sandbox.engine.spec import API_AGENT
 from task_defs.breakdown.jobs import WORDINGS, load_breakdown_jobs
 
 
@@ -57,26 +57,20 @@ def cmd_breakdown(args) -> int:
         kind = KINDS[way](args.prompts, jobs)
         run_id = run_id_of(model, args.prompts, way, args.limit)
         alt = next(w for w in WORDINGS if w != args.prompts)
-        other[way] = Path(args.runs) / run_id_of(model, alt, way, args.limit)
+        other[way] = Path(setting(args, "runs_root")) / run_id_of(model, alt, way, args.limit)
         if not repeats[way]:
             continue
-        settings = service.settings_of(
-            run_id=run_id, model=model, agent=args.agent if way == "agent" else API_AGENT,
-            suite=kind.name, tasks=",".join(u.id for u in kind.units), conds=args.conds,
-            seeds=list(range(1, repeats[way] + 1)), workers=args.parallel, timeout_s=args.timeout,
-            runs_root=args.runs, work_root=args.work, server_down_stop_s=args.server_wait, pi_path=args.pi,
-            server_slots=args.server_slots, **where)
-        spec, kind = service.build_spec(settings, kind, api_key=api_key)
-        slots = server_slots_of(spec, kind)
-        spec = replace(spec, server_slots=slots.slots if slots else 0)
-        total = len(spec.tasks) * repeats[way]
-        done_before = service.already_done(spec)
-        print(f"breakdown {way}: {len(jobs)} jobs, {len(spec.tasks)} units x {repeats[way]} runs, "
+        settings = settings_of(**from_args(
+            args, run_id=run_id, model=model, agent=args.agent if way == "agent" else API_AGENT, suite=kind.name,
+            tasks=",".join(u.id for u in kind.units), seeds=repeats[way], **where))
+        run = service.plan_run(settings, kind, api_key=api_key)
+        print(f"breakdown {way}: {len(jobs)} jobs, {len(run.spec.tasks)} units x {repeats[way]} runs, "
               f"{'agent ' + args.agent if way == 'agent' else 'chat API'}, prompts {args.prompts}"
-              f"{f'; continuing, {done_before} done' if done_before else ''}", file=sys.stderr)
-        bar = Progress(total - done_before, way)
-        service.run_and_store(spec, kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"), say=say)
-        runs[way] = Path(args.runs) / run_id
+              f"{f'; continuing, {run.done_before} done' if run.done_before else ''}", file=sys.stderr)
+        bar = Progress(run.left, way)
+        service.run_and_store(run.spec, run.kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"),
+                              say=say, left=run.left)
+        runs[way] = run.spec.runs_root / run_id
     doc = breakdown_document(model, where["url"], args.prompts, runs, other, {w: repeats[w] for w in runs},
                              {j.id for j in jobs})
     validate_breakdown(doc)
@@ -98,11 +92,11 @@ def cmd_breakdown(args) -> int:
 def add_breakdown_parser(sub) -> None:
     s = sub.add_parser("breakdown", help="five jobs of language and exact work, each three ways: an agent task, "
                                          "one prompt, one question per item")
-    add_language_options(s, 600.0, "unit")
+    add_language_options(s, 600.0)
     s.add_argument("--agent-runs", type=int, default=1, help="repetitions of the agent way (0: leave it out)")
     s.add_argument("--api-runs", type=int, default=1, help="repetitions of the two chat ways (0: leave them out)")
     s.add_argument("--agent", choices=["pi", "builtin"], default="pi")
-    s.add_argument("--pi", help="pi's node_modules folder or binary (default: the pinned one in the repository)")
+    add_run_options(s, "pi_path")
     s.add_argument("--prompts", choices=list(WORDINGS), default="tested",
                    help="tested (refined wording, default) or first (the plain first wording)")
     s.set_defaults(func=cmd_breakdown)

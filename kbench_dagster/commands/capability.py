@@ -15,6 +15,7 @@ from kbench_dagster.commands.endpoints import endpoint_settings
 from kbench_dagster.commands.textjobs import add_language_options, chat_run_spec
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
+from kbench_dagster.run_settings import add_run_options
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import say, visible
 from sandbox.servers.probe import reported_context
@@ -92,21 +93,21 @@ def _judge(args):
 def cmd_run(args) -> int:
     from sandbox.chatwork.capability import CapabilityItems
 
-    url = endpoint_settings(args, open_store(args.db))["url"]  # --endpoint's or --url's, as the run will use
+    store = open_store(args.db)
+    url = endpoint_settings(args, store)["url"]  # --endpoint's or --url's, as the run will use
     tokens = args.context_tokens or reported_context(url, service.cli_api_key())
     kind = CapabilityItems(context_tokens=tokens, judge=_judge(args))
     units = kind.select(args.only, args.limit)
-    spec, kind, slots = chat_run_spec(args, kind, units, "capability", args.seeds)
-    total = len(spec.tasks) * len(spec.conds) * args.seeds
-    print(f"capability {spec.run_id}: {len(units)} chat items x {args.seeds} runs = {total} attempts, model "
-          f"{spec.model} at {spec.url}; long-context documents for {tokens or 'the default'} tokens of context; "
+    run = chat_run_spec(args, kind, units, "capability", store)
+    spec = run.spec
+    print(f"capability {spec.run_id}: {len(units)} chat items x {len(spec.seed_list)} runs = {run.planned} attempts, "
+          f"model {spec.model} at {spec.url}; long-context documents for {tokens or 'the default'} tokens of context; "
           f"judge: {kind.judge.model if kind.judge else 'none (judged items stay pending)'}; the agent categories "
           "run as `kbench --suite capability_agent run`", file=sys.stderr)
-    done_before = service.already_done(spec)
-    bar = Progress(total - done_before, "capability")
-    done = service.run_and_store(spec, kind, open_store(args.db), on_result=lambda r: bar.step(
-        r["outcome"] == "pass"), say=say)
-    doc = score_document(open_store(args.db), spec.model, args.latency_budget)
+    bar = Progress(run.left, "capability")
+    done = service.run_and_store(spec, run.kind, store, on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say,
+                                 left=run.left)
+    doc = score_document(store, spec.model, args.latency_budget)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     print_scores(doc)
@@ -242,8 +243,8 @@ def add_capability_parser(sub) -> None:
     p.set_defaults(func=cmd_audit)
     p = cs.add_parser("run", help="the chat items through the one run loop (3 runs each by default); figures to "
                                   "OUT.json")
-    add_language_options(p, 300.0, "item")
-    p.add_argument("--seeds", type=int, default=3, help="runs of each item (default 3; the median is recorded)")
+    add_language_options(p, 300.0)
+    add_run_options(p, "seeds", seeds=3)  # the median of the runs is recorded
     p.add_argument("--run-id", help="default capability-MODEL: the same command resumes that run")
     p.add_argument("--context-tokens", type=int,
                    help="the context window the long-context documents are sized to (default: the server's own, "

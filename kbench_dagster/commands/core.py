@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from kbench_dagster import service
@@ -14,23 +13,22 @@ from kbench_dagster.commands.endpoints import add_endpoint_options, endpoint_set
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import loaders, tables
+from kbench_dagster.run_settings import RunSettings, add_run_options, from_args, settings_of
 from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import say, visible
-from sandbox.engine.spec import server_slots_of
 from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
-from sandbox.isolation.limits import AGENT_LIMITS, GB, TEST_LIMITS, Limits
+from sandbox.isolation.limits import GB, TEST_LIMITS, Limits
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.scripted import PERSONAS
 from sandbox.tasks.validation import validate_tasks
 from task_defs import load_suite
 from task_defs.loader import select
 
-DEFAULT_URL = service.DEFAULT_URL
 SMOKE_TASKS = "fizz,clamp,countlines,counterrors,wordcount,hellosh"  # easy programming and terminal jobs
 
 
-def _isolation(args) -> IsolationConfig:
-    cfg = IsolationConfig(mode=args.isolation)
+def _isolation(mode: str) -> IsolationConfig:
+    cfg = IsolationConfig(mode=mode)
     cfg.preflight()
     if cfg.resolve() == "none":
         print("warning: bubblewrap (bwrap) not found or disabled: sessions run without isolation; "
@@ -94,7 +92,7 @@ def cmd_show(args) -> int:
 def cmd_validate(args) -> int:
     suite = load_suite(args.suite)
     tasks = select(suite, args.tasks)
-    cfg = _isolation(args)
+    cfg = _isolation(args.isolation)
     base = Path(args.work) if args.work else default_work_root()
     print(f"validating {len(tasks)} tasks of suite {suite.name} ({suite.fingerprint[:16]}), "
           f"isolation {cfg.resolve()}, {args.workers} workers", file=sys.stderr)
@@ -120,17 +118,9 @@ def cmd_validate(args) -> int:
     return 1 if args.strict and counts["skipped"] else 0
 
 
-def run_settings(args) -> service.RunSettings:
-    """`kbench run`'s options as the service's typed settings (one place decides what each option means)."""
-    return service.settings_of(
-        run_id=args.run_id, model=args.model, agent=args.agent, tool_format=args.tool_format,
-        suite=args.suite, tasks=args.tasks, conds=args.conds, thinking=args.thinking, max_tokens=args.max_tokens,
-        extension=args.extension, seeds=list(range(1, args.seeds + 1)), workers=args.workers,
-        timeout_s=args.timeout, runs_root=args.runs, work_root=args.work, pi_path=args.pi, keep_work=args.keep_work,
-        isolation=args.isolation, server_slots=args.server_slots, rss_limit_gb=args.rss_limit_gb,
-        max_procs=args.max_procs, disk_limit_gb=args.disk_limit_gb, defer_grading=args.defer_grading,
-        server_down_stop_s=args.server_wait, latency_budget_s=args.latency_budget,
-        **endpoint_settings(args, open_store(args.db)))
+def run_settings(args, store) -> RunSettings:
+    """`kbench run`'s options as the run's settings: each option is its field's (kbench_dagster/run_settings.py)."""
+    return settings_of(**from_args(args, **endpoint_settings(args, store)))
 
 
 def _endpoint_words(spec) -> str:
@@ -141,22 +131,19 @@ def _endpoint_words(spec) -> str:
 
 
 def cmd_run(args) -> int:
-    if args.seeds < 1:
-        raise ValueError("--seeds must be at least 1")
-    spec, kind = service.build_spec(run_settings(args), api_key=service.cli_api_key())
-    _isolation(args)  # warns when sessions would run without bubblewrap
-    slots = server_slots_of(spec, kind)  # asked once here, so the header can say it and the run uses the same answer
-    spec = replace(spec, server_slots=slots.slots if slots else 0)
-    total = len(spec.tasks) * len(spec.conds) * args.seeds
+    store = open_store(args.db)
+    run = service.plan_run(run_settings(args, store), api_key=service.cli_api_key())
+    spec, slots = run.spec, run.slots
+    _isolation(spec.isolation.mode)  # warns when sessions would run without bubblewrap
     shared = (f"{slots.slots} server slots shared with every run against this URL (--server-slots N sets them)"
               if slots else "server slots not limited (--server-slots 0)")
-    print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {args.seeds} seeds = {total}, "
-          f"agent {spec.agent}, model {args.model} at {spec.url}{_endpoint_words(spec)}, {args.workers} workers, "
-          f"{shared}", file=sys.stderr)
-    done_before = service.already_done(spec)
-    bar = Progress(total - done_before, "run")
-    if done_before:
-        print(f"continuing: {done_before} of {total} already have a result", file=sys.stderr)
+    seeds = len(spec.seed_list)
+    print(f"run {spec.run_id}: {len(spec.tasks)} tasks x {len(spec.conds)} conditions x {seeds} seeds = "
+          f"{run.planned}, agent {spec.agent}, model {spec.model} at {spec.url}{_endpoint_words(spec)}, "
+          f"{spec.workers} workers, {shared}", file=sys.stderr)
+    bar = Progress(run.left, "run")
+    if run.done_before:
+        print(f"continuing: {run.done_before} of {run.planned} already have a result", file=sys.stderr)
 
     def show(r: dict) -> None:
         bar.step(r["outcome"] == "pass")
@@ -164,11 +151,11 @@ def cmd_run(args) -> int:
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
-    done = service.run_and_store(spec, kind, open_store(args.db), on_result=show, say=say)
+    done = service.run_and_store(spec, run.kind, store, on_result=show, say=say, left=run.left)
     print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
-          f"{done.summary['planned']}; records in {Path(args.runs) / spec.run_id}; "
+          f"{done.summary['planned']}; records in {spec.runs_root / spec.run_id}; "
           f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)
-    print(visible(tables.render(spec.run_id, loaders.load_results(Path(args.runs), spec.run_id))))
+    print(visible(tables.render(spec.run_id, loaders.load_results(spec.runs_root, spec.run_id))))
     return 0
 
 
@@ -242,45 +229,12 @@ def add_core_parsers(sub) -> None:
 
     s = sub.add_parser("run", help="an agent does the tasks against a model server; each folder is graded")
     s.add_argument("run_id", metavar="RUNID")
-    s.add_argument("--model", required=True, help="model id as the server knows it")
-    s.add_argument("--url", help=f"OpenAI-compatible base URL (default: --endpoint's, else {DEFAULT_URL})")
+    add_run_options(s, "model", "url")
     add_endpoint_options(s)
-    s.add_argument("--conds", help="conditions, comma-separated (default base,think,base8k)")
-    s.add_argument("--tasks", help=tasks_help)
-    s.add_argument("--seeds", type=int, default=1)
-    s.add_argument("--workers", type=int, default=1, help="agents at once (the server needs as many slots)")
-    s.add_argument("--server-wait", type=float, default=600.0, metavar="S",
-                   help="how long the run waits for a server that does not answer before it stops (default 600)")
-    s.add_argument("--latency-budget", type=float, metavar="S",
-                   help="agent seconds per attempt inside which a pass counts as usable (default by tier: easy 120, "
-                        "medium 300, hard 600, terminal 300; 0: none); a pass over it stays a pass in pass@1")
-    s.add_argument("--server-slots", type=int, metavar="N",
-                   help="sessions at once against this server, counted across every kbench run and Dagster run on "
-                        "this machine (default: what the server reports at /props, e.g. llama.cpp's --parallel; "
-                        "0: no limit beyond --workers)")
-    s.add_argument("--timeout", type=float, default=600, help="seconds per agent session (default 600)")
-    s.add_argument("--thinking", choices=["off", "medium"])
-    s.add_argument("--max-tokens", type=int)
-    s.add_argument("--extension", help="a pi extension, for the ext and ext_think conditions")
-    s.add_argument("--work", help="work root (default ~/kbench-work or $KBENCH_WORK)")
-    s.add_argument("--runs", default="runs", help="where records go (default ./runs)")
-    s.add_argument("--pi", help="a pi installation (a path inside its node_modules); default the pinned one")
-    s.add_argument("--keep-work", action="store_true")
-    s.add_argument("--defer-grading", action="store_true",
-                   help="record the agent's work now and grade it later with `kbench regrade` (the report shows "
-                        "such attempts as pending until then)")
-    s.add_argument("--agent", choices=["pi", "builtin", "api"], default=None,
-                   help="pi (the default), builtin, or api: a chat kind (--suite textjobs, trials, ...) asks the "
-                        "server itself, and takes api without this option")
-    s.add_argument("--tool-format", choices=["native", "text", "auto", "constrained"], default="auto",
-                   help="builtin: accept native tool calls, calls written as text, or both (default); constrained: "
-                        "no tools field, every reply a JSON action the server's grammar enforces")
-    s.add_argument("--isolation", choices=ISOLATION_MODES, default="auto")
-    s.add_argument("--rss-limit-gb", type=float, default=AGENT_LIMITS.rss_limit_bytes / GB)
-    s.add_argument("--max-procs", type=int, default=AGENT_LIMITS.max_procs)
-    s.add_argument("--disk-limit-gb", type=float, default=AGENT_LIMITS.disk_bytes / GB,
-                   help="disk watchdog: what one session may hold in its folders (default 2); an attempt starts only "
-                        "with this plus 256 MB free on the work and runs disks")
+    add_run_options(s, "conds", "tasks", "seeds", "workers", "server_down_stop_s", "latency_budget_s",
+                    "server_slots", "timeout_s", "thinking", "max_tokens", "extension", "work_root", "runs_root",
+                    "pi_path", "keep_work", "defer_grading", "agent", "tool_format", "isolation", "rss_limit_gb",
+                    "max_procs", "disk_limit_gb")
     s.add_argument("--db", default=str(DEFAULT_DB), help=f"results DuckDB (default {DEFAULT_DB} or $KBENCH_DB)")
     s.set_defaults(func=cmd_run)
 

@@ -14,6 +14,7 @@ from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting import loaders, tables
 from kbench_dagster.reporting.board_pages import build_board
+from kbench_dagster.run_settings import settings_of
 from kbench_dagster.store import DEFAULT_DB
 from sandbox.servers.llama import LocalModelServer
 from sandbox.servers.model_pack import ensure_model
@@ -29,7 +30,7 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
     with LocalModelServer(pack, port=0) as srv:
         print(f"demo: {srv.model_id} ready at {srv.url} in {srv.ready_s:.1f}s", file=sys.stderr, flush=True)
         for agent in agents:
-            settings = service.settings_of(run_id=f"demo-{stamp}-{agent}", model=srv.model_id, url=srv.url,
+            settings = settings_of(run_id=f"demo-{stamp}-{agent}", model=srv.model_id, url=srv.url,
                                            agent=agent, tasks=tasks, conds="base", timeout_s=timeout_s,
                                            runs_root=runs)
             spec, kind = service.build_spec(settings)

@@ -15,6 +15,7 @@ import sys
 from kbench_dagster import service
 from kbench_dagster.keys import check_endpoint_name
 from kbench_dagster.parquet_store import open_store
+from kbench_dagster.run_settings import DEFAULT_URL, add_run_options
 from kbench_dagster.store import DEFAULT_DB, ResultsStore
 from kbench_dagster.terminal import visible
 from sandbox.servers.hardware import HARDWARE_CLASSES, endpoint_record
@@ -25,16 +26,7 @@ SHOWN = ("name", "url", "hardware_class", "hardware", "engine", "build", "model_
 
 def add_endpoint_options(s: argparse.ArgumentParser) -> None:
     """Which endpoint, what it runs on, and the sampling sent with every request."""
-    s.add_argument("--endpoint", metavar="NAME", help="an endpoint from `kbench endpoints list` (its URL and hardware)")
-    s.add_argument("--hardware", metavar="TEXT", help="what the server runs on, e.g. 'RTX 4090, 24 GB'")
-    s.add_argument("--hardware-class", choices=HARDWARE_CLASSES,
-                   help="boards rank within a class (default: declared with the endpoint, else this machine's for a "
-                        "server on 127.0.0.1, else unknown)")
-    s.add_argument("--site", metavar="TEXT", help="where the server is (a lab, a cloud region)")
-    s.add_argument("--temperature", type=float, help="sent with every request (default: the server's)")
-    s.add_argument("--top-p", type=float, help="sent with every request (default: the server's)")
-    s.add_argument("--seed", type=int, dest="sampling_seed", metavar="N",
-                   help="sampling seed: attempt k of a task sends N + k (default: the server's)")
+    add_run_options(s, "endpoint", "hardware", "hardware_class", "site", "temperature", "top_p", "sampling_seed")
 
 
 def endpoint_settings(args, store: ResultsStore) -> dict:
@@ -55,7 +47,7 @@ def endpoint_settings(args, store: ResultsStore) -> dict:
     def pick(flag, key):
         return flag if flag is not None else (entry.get(key) if key in declared else None)
 
-    return {"url": args.url or entry.get("url") or service.DEFAULT_URL, "endpoint": name,
+    return {"url": args.url or entry.get("url") or DEFAULT_URL, "endpoint": name,
             "hardware": pick(args.hardware, "hardware"), "hardware_class": pick(args.hardware_class, "hardware_class"),
             "site": pick(args.site, "site"), "temperature": args.temperature, "top_p": args.top_p,
             "sampling_seed": args.sampling_seed}

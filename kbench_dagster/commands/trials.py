@@ -14,14 +14,13 @@ from collections import defaultdict
 from pathlib import Path
 
 from kbench_dagster import service
-from kbench_dagster.commands.endpoints import add_endpoint_options
-from kbench_dagster.commands.textjobs import chat_run_spec
+from kbench_dagster.commands.textjobs import add_language_options, chat_run_spec
 from kbench_dagster.commands.trials_bfcl import add_import_bfcl
 from kbench_dagster.commands.trials_report import add_report_parsers
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
 from kbench_dagster.reporting.stats import wilson_p
-from kbench_dagster.store import DEFAULT_DB
+from kbench_dagster.run_settings import add_run_options, setting
 from kbench_dagster.terminal import say
 from sandbox.chatwork.formats import MODES, POLICIES
 from sandbox.chatwork.trial_checks import gate_problems, probe
@@ -56,24 +55,24 @@ def figures(run_dir: Path, units: set[str], seeds: set[int]) -> dict:
 
 
 def cmd_run(args) -> int:
-    if args.samples < 1:
-        raise ValueError("--samples must be at least 1")
-    cache = None if args.no_cache else ReplyCache(Path(args.cache) if args.cache else Path(args.runs) / CACHE_DIR)
-    with open_store(args.db).opened_ahead():  # for the endpoint's lookup, while the suite loads
+    runs_root = Path(setting(args, "runs_root"))
+    cache = None if args.no_cache else ReplyCache(Path(args.cache) if args.cache else runs_root / CACHE_DIR)
+    store = open_store(args.db)
+    with store.opened_ahead():  # for the endpoint's lookup, while the suite loads
         kind = ToolTrials(response_format=args.response_format, cache=cache)
         units = select_trials(kind, args.only, args.limit)
-        spec, kind, _ = chat_run_spec(args, kind, units, "trials", args.samples)
+        run = chat_run_spec(args, kind, units, "trials", store)
+    spec = run.spec
     run_id, model = spec.run_id, spec.model
-    total = len(spec.tasks) * len(spec.conds) * args.samples
-    done_before = service.already_done(spec)
-    print(f"trials {run_id}: {len(units)} trials x {args.samples} samples = {total} requests, model {model} at "
-          f"{spec.url}{'; continuing, ' + str(done_before) + ' done' if done_before else ''}", file=sys.stderr)
-    bar = Progress(total - done_before, "trials")
-    done = service.run_and_store(spec, kind, open_store(args.db),
-                                 on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
+    print(f"trials {run_id}: {len(units)} trials x {len(spec.seed_list)} samples = {run.planned} requests, model "
+          f"{model} at {spec.url}{'; continuing, ' + str(run.done_before) + ' done' if run.done_before else ''}",
+          file=sys.stderr)
+    bar = Progress(run.left, "trials")
+    done = service.run_and_store(spec, run.kind, store, on_result=lambda r: bar.step(r["outcome"] == "pass"),
+                                 say=say, left=run.left)
     doc = {"run_id": run_id, "model": model, "suite_fingerprint": kind.fingerprint, "rules": rules_fingerprint(),
            "response_policy": args.response_format, "response_format": kind.negotiation.mode,
-           **figures(Path(args.runs) / run_id, {u.id for u in units}, set(range(1, args.samples + 1)))}
+           **figures(spec.runs_root / run_id, {u.id for u in units}, set(spec.seed_list))}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     for part, label in (("families", "family"), ("grades", "grade")):
@@ -127,14 +126,8 @@ def add_trials_parser(sub) -> None:
     p = sub.add_parser("trials", help="tool-use trials: run against a server, gate, show, hash")
     tsub = p.add_subparsers(dest="trials_cmd", required=True)
     s = tsub.add_parser("run", help="every trial asked of a server; pass@1 per family and grade to OUT.json")
-    s.add_argument("out", metavar="OUT.json")
-    s.add_argument("--url", help=f"OpenAI-compatible base URL (default: --endpoint's, else {service.DEFAULT_URL})")
-    s.add_argument("--model", help="model id (default: the server's first in /v1/models)")
-    s.add_argument("--only", help="families, comma-separated (default: every family)")
-    s.add_argument("--limit", type=int, help="the first K trials of each family")
-    s.add_argument("--samples", type=int, default=1, help="attempts per trial (sample k sends seed + k)")
-    s.add_argument("--parallel", type=int, default=1, help="requests at once (the server's slots still bound it)")
-    s.add_argument("--conds", default="base")
+    add_language_options(s, 120.0, "families")
+    add_run_options(s, "seeds")  # sample k of a trial sends seed + k
     s.add_argument("--response-format", choices=POLICIES, default="auto",
                    help="the answer channel of label and JSON trials: auto starts at json_schema and steps down "
                         "only when the server refuses a format; a pinned one never steps down")
@@ -142,14 +135,7 @@ def add_trials_parser(sub) -> None:
                                    "same endpoint and model, for the same sample, is answered from it (and a shell "
                                    "trial's commands run before over the same files, from what they left)")
     s.add_argument("--no-cache", action="store_true", help="ask the server every request")
-    s.add_argument("--timeout", type=float, default=120.0, help="seconds per trial; past it the trial is timeout")
     s.add_argument("--run-id", help="default trials-MODEL: the same command resumes that run")
-    s.add_argument("--runs", default="runs")
-    s.add_argument("--work", help="work folder root (default ~/kbench-work)")
-    s.add_argument("--db", default=str(DEFAULT_DB))
-    s.add_argument("--server-slots", type=int, help="requests at once against this server across every run")
-    s.add_argument("--server-wait", type=float, default=600.0, metavar="S")
-    add_endpoint_options(s)
     s.set_defaults(func=cmd_run)
     s = tsub.add_parser("gate", help="reference 100%%, no-knowledge answers 0%%, no repeated prompt (no server)")
     s.set_defaults(func=cmd_gate)

@@ -19,6 +19,7 @@ from pathlib import Path
 import psutil
 
 from kbench_dagster import service
+from kbench_dagster.run_settings import settings_of
 from kbench_dagster.selftest import host
 from kbench_dagster.selftest.family import (
     ORDINARY_TASK,
@@ -111,7 +112,7 @@ def run_row(family: Family, agent: str, suite: Suite, stamp: str, work: Path, ru
         tasks = [suite.get(t) for t in scripts]
         for task in tasks:
             persona.add(task, scripts[task.id])
-        settings = service.settings_of(
+        settings = settings_of(
             run_id=run_id, model=srv.model_id, url=srv.url, agent=agent, tasks=",".join(t.id for t in tasks),
             conds="base", workers=family.workers, timeout_s=family.timeout_s, runs_root=str(runs),
             work_root=str(work), isolation="bwrap", server_slots=0)
