@@ -46,16 +46,23 @@ def capability_contract_holds() -> dg.AssetCheckResult:
                   "details": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems[:50]) or "none")})
 
 
-def _items(agent: AgentSettings, endpoint) -> tuple:
-    judge = Judge(agent.capability_judge_url, agent.capability_judge_model) \
-        if agent.capability_judge_url and agent.capability_judge_model else None
+class CapabilitySettings(dg.Config):
+    only: str = ""  # capability chat categories, comma-separated; empty: every one
+    limit: int = 0  # the first K items of each category; 0: all
+    judge_url: str = ""  # the judge's OpenAI-compatible endpoint; empty: judged items stay pending
+    judge_model: str = ""
+
+
+def _items(settings: CapabilitySettings, agent: AgentSettings, endpoint) -> tuple:
+    judge = Judge(settings.judge_url, settings.judge_model) if settings.judge_url and settings.judge_model else None
     kind = CapabilityItems(context_tokens=reported_context(endpoint.url, endpoint.api_key), judge=judge)
-    units = kind.select(agent.capability_only or None, agent.capability_limit or None)
+    units = kind.select(settings.only or None, settings.limit or None)
     return kind, units, {"judge": judge.model if judge else "none", "context_tokens": kind.context_tokens or 0}
 
 
 capability_results = cell_asset(
     "capability_results", "capability_results", "category", _items, deps=(capability_suite,),
+    settings=CapabilitySettings,
     description="Every capability chat item asked of one model@endpoint in one cell, graded (judged items by the "
                 "judge when one is configured, else pending), a row each.")
 

@@ -12,14 +12,19 @@ from kbench_dagster.cells import cell_settings, registered_model
 from kbench_dagster.keys import parse_cell
 from kbench_dagster.partitions import keys_of, run_partitions
 from kbench_dagster.pools import GPU_POOL, MODEL_SERVER_POOL
+from kbench_dagster.reporting.loaders import load_manifest
 from kbench_dagster.resources import AgentSettings, ModelEndpoints, ResultsDB, SandboxSettings
 from kbench_dagster.store import ResultsStore
 
 
-def _kernels(agent: AgentSettings) -> KernelTasks:
+class KernelSettings(dg.Config):
+    tasks: str = ""  # kernel task ids, comma-separated; empty: every kernel task
+
+
+def _kernels(wanted: str | None) -> KernelTasks:
     kind = KernelTasks()
-    wanted = service.select_units(kind, agent.kernel_tasks or None)
-    return kind if len(wanted) == len(kind.units) else KernelTasks(wanted)
+    units = service.select_units(kind, wanted)
+    return kind if len(units) == len(kind.units) else KernelTasks(units)
 
 
 def _rows(store: ResultsStore, key: str) -> list[tuple]:
@@ -44,23 +49,23 @@ def kernel_tasks() -> dg.MaterializeResult:
 
 
 @dg.asset(partitions_def=run_partitions, deps=[kernel_tasks], pool=MODEL_SERVER_POOL, group_name="kernels")
-def kernel_runs(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
-                sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
+def kernel_runs(context: dg.AssetExecutionContext, config: KernelSettings, endpoints: ModelEndpoints,
+                agent: AgentSettings, sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
     """Every kernel task written by the agent for one model@endpoint and cell, recorded; graded by kernel_gradings."""
     model_key, cell = keys_of(context)
     store = results_db.store()
     model_id, endpoint_name = registered_model(store, model_key)
     endpoint = endpoints.get(endpoint_name)
-    kind = _kernels(agent)
+    kind = _kernels(config.tasks or None)
     settings = cell_settings(model_key, cell, kind, model_id, endpoint, agent, sandbox,
                              ",".join(t.id for t in kind.units), defer_grading=True)
-    spec, _ = service.build_spec(settings, kind, api_key=endpoint.api_key)
+    run = service.plan_run(settings, kind, api_key=endpoint.api_key)
     key = service.partition_store_key(agent.agent, model_key, cell, kind.name)
-    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
+    done = service.run_and_store(run, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
                                  say=context.log.warning)
     rows = _rows(store, key)
     return dg.MaterializeResult(metadata={
-        "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": len(rows),
+        "model": model_id, "endpoint": endpoint_name, "run_id": run.spec.run_id, "rows": len(rows),
         "ran_now": done.summary["ran"], "already_recorded": done.summary["already_done"],
         "suite_fingerprint": kind.fingerprint, "preview": dg.MetadataValue.md(_preview(rows))})
 
@@ -71,11 +76,16 @@ def kernel_gradings(context: dg.AssetExecutionContext, agent: AgentSettings, san
     """Every kernel the agent wrote for one model@endpoint and cell, graded (status, score, device)."""
     model_key, cell = keys_of(context)
     store = results_db.store()
-    kind = _kernels(agent)
-    key = service.partition_store_key(agent.agent, model_key, cell, kind.name)
+    key = service.partition_store_key(agent.agent, model_key, cell, KernelTasks.name)
     run_id = store.run_of(key)
     if run_id is None:
         raise dg.Failure(f"partition {model_key} {cell} has no kernel runs yet: materialize kernel_runs first")
+    manifest = load_manifest(Path(agent.runs_root), run_id)
+    if manifest is None:
+        raise dg.Failure(f"run {run_id} has no manifest under {agent.runs_root}: its records are on another "
+                         "machine or were moved; point the agent resource's runs_root at them")
+    # the tasks the run was given, so its records are graded against the same suite version
+    kind = _kernels(",".join(manifest["settings"]["tasks"]))
     out = service.regrade_and_store(Path(agent.runs_root), run_id, kind, store, sandbox.isolation_config(),
                                     sandbox.work_path(), key_of=lambda c, s: key, cell=parse_cell(cell))
     rows = _rows(store, key)

@@ -14,26 +14,36 @@ from sandbox.engine.spec import API_AGENT
 from task_defs.breakdown.jobs import load_breakdown_jobs
 
 
-def _text_jobs(agent: AgentSettings, endpoint) -> tuple:
+class TextJobSettings(dg.Config):
+    only: str = ""  # text jobs, comma-separated; empty: every job
+    limit: int = 0  # the first K items of each job; 0: all
+
+
+class BreakdownSettings(dg.Config):
+    only: str = ""  # breakdown jobs, comma-separated; empty: every job
+    prompts: str = "tested"  # the wording: tested or first
+
+
+def _text_jobs(settings: TextJobSettings, agent: AgentSettings, endpoint) -> tuple:
     kind = TextJobs()
-    return kind, kind.select(agent.textjobs_only or None, agent.textjobs_limit or None), {}
+    return kind, kind.select(settings.only or None, settings.limit or None), {}
 
 
 textjob_replies = cell_asset(
-    "textjob_replies", "textjob_replies", "job", _text_jobs,
+    "textjob_replies", "textjob_replies", "job", _text_jobs, settings=TextJobSettings,
     description="Every text job item asked of one model@endpoint in one cell, each reply scored and stored as a row.")
 
 
 @dg.asset(partitions_def=run_partitions, pool=MODEL_SERVER_POOL, group_name="language")
-def breakdown_answers(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
-                      sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
+def breakdown_answers(context: dg.AssetExecutionContext, config: BreakdownSettings, endpoints: ModelEndpoints,
+                      agent: AgentSettings, sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
     """The breakdown jobs asked of one model@endpoint in one cell three ways (agent, one prompt, one question per
     item), one row per item answer."""
-    names = [n.strip() for n in agent.breakdown_only.split(",") if n.strip()]
+    names = [n.strip() for n in config.only.split(",") if n.strip()]
     jobs = [j for j in load_breakdown_jobs() if not names or j.id in names]
     meta, lines = {}, ["| way | job | items right |", "|---|---|---|"]
     for way in WAYS:
-        kind = KINDS[way](agent.breakdown_prompts, jobs)
+        kind = KINDS[way](config.prompts, jobs)
         store, key, done, model_id, endpoint_name = run_cell(
             context, kind, kind.units, agent.agent if way == "agent" else API_AGENT, endpoints, agent, sandbox,
             results_db)
@@ -43,5 +53,5 @@ def breakdown_answers(context: dg.AssetExecutionContext, endpoints: ModelEndpoin
         meta[f"{way}_right"] = sum(r[1] or 0 for r in rows)
         meta[f"{way}_run_id"] = done.spec.run_id
     return dg.MaterializeResult(metadata={**meta, "model": model_id, "endpoint": endpoint_name,
-                                          "prompts": agent.breakdown_prompts,
+                                          "prompts": config.prompts,
                                           "per_job": dg.MetadataValue.md("\n".join(lines))})

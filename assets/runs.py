@@ -38,13 +38,13 @@ def agent_runs(context: dg.AssetExecutionContext, suite_source: SuiteSource, end
     endpoint = endpoints.get(endpoint_name)
     suite = suite_source.primary()
     settings = cell_settings(model_key, cell, suite, model_id, endpoint, agent, sandbox, agent.tasks)
-    spec, kind = service.build_spec(settings, suite, api_key=endpoint.api_key)
+    run = service.plan_run(settings, suite, api_key=endpoint.api_key)
     key = service.partition_store_key(agent.agent, model_key, cell)
-    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
+    done = service.run_and_store(run, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
                                  say=context.log.warning)
     rows = _outcomes(store, key, "attempts")
     return dg.MaterializeResult(metadata={
-        "model": model_id, "endpoint": endpoint_name, "run_id": spec.run_id, "rows": len(rows),
+        "model": model_id, "endpoint": endpoint_name, "run_id": run.spec.run_id, "rows": len(rows),
         "server_slots": done.spec.server_slots,
         "ran_now": done.summary["ran"], "already_recorded": done.summary["already_done"],
         "passed": sum(r[1] == "pass" for r in rows),

@@ -50,15 +50,22 @@ def trials_pass_the_gate() -> dg.AssetCheckResult:
                   "details": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems + broken) or "none")})
 
 
-def _trials(agent: AgentSettings, endpoint) -> tuple:
-    cache = ReplyCache(Path(agent.runs_root) / CACHE_DIR) if agent.trials_cache else None
-    kind = ToolTrials(response_format=agent.trials_response_format, cache=cache)
-    units = select_trials(kind, agent.trials_only or None, agent.trials_limit or None)
+class TrialSettings(dg.Config):
+    only: str = ""  # tool-use trial families, comma-separated; empty: every family
+    limit: int = 0  # the first K trials of each family; 0: all
+    response_format: str = "auto"  # the answer channel: auto | json_schema | json_object | text
+    cache: bool = True  # answer a request asked before from the reply cache under the runs root
+
+
+def _trials(settings: TrialSettings, agent: AgentSettings, endpoint) -> tuple:
+    cache = ReplyCache(Path(agent.runs_root) / CACHE_DIR) if settings.cache else None
+    kind = ToolTrials(response_format=settings.response_format, cache=cache)
+    units = select_trials(kind, settings.only or None, settings.limit or None)
     return kind, units, {"response_format": kind.negotiation.mode}
 
 
 trial_results = cell_asset(
-    "trial_results", "trial_results", "family", _trials, deps=(trial_suite,),
+    "trial_results", "trial_results", "family", _trials, deps=(trial_suite,), settings=TrialSettings,
     description="Every tool-use trial asked of one model@endpoint in one cell, each answer graded by its oracle, "
                 "a row each.")
 

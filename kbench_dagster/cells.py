@@ -47,30 +47,37 @@ def run_cell(context, kind, units, agent_name, endpoints, agent, sandbox, result
     endpoint = endpoints.get(endpoint_name)
     settings = cell_settings(model_key, cell, kind, model_id, endpoint, agent, sandbox,
                              ",".join(u.id for u in units), agent_name=agent_name)
-    spec, kind = service.build_spec(settings, kind, api_key=endpoint.api_key)
-    key = service.partition_store_key(agent_name, model_key, cell, kind.name)
-    done = service.run_and_store(spec, kind, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
+    run = service.plan_run(settings, kind, api_key=endpoint.api_key)
+    key = service.partition_store_key(agent_name, model_key, cell, run.kind.name)
+    done = service.run_and_store(run, store, store_as=lambda s, st: service.store_run_cell(s, st, key),
                                  say=context.log.warning)
     return store, key, done, model_id, endpoint_name
 
 
-# (agent settings, the cell's endpoint) -> the kind, the units it asks, and metadata of its own
-KindFor = Callable[[AgentSettings, object], tuple[object, list, dict]]
+class FirstUnits(dg.Config):
+    """The settings of a kind that declares none of its own."""
+
+    limit: int = 0  # the first K of its units; 0: all
 
 
-def cell_asset(name: str, table: str, by: str, kind_for: KindFor, *, description: str,
-               deps: tuple = (), group: str = "language") -> dg.AssetsDefinition:
+# (the kind's own settings, the agent resource, the cell's endpoint) -> the kind, the units it asks, and metadata
+KindFor = Callable[[dg.Config, AgentSettings, object], tuple[object, list, dict]]
+
+
+def cell_asset(name: str, table: str, by: str, kind_for: KindFor, *, description: str, deps: tuple = (),
+               group: str = "language", settings: type[dg.Config] = FirstUnits) -> dg.AssetsDefinition:
     """The cell asset of a kind: every unit `kind_for` picks, done for one model@endpoint in one cell (through the
     chat API, or by the configured agent for a kind that runs one), graded and stored as rows of `table`; its
-    preview counts them per `by`."""
+    preview counts them per `by`. `settings` are the kind's own (which units, how it asks), the asset's run
+    config; the run's settings come from the resources."""
 
     @dg.asset(name=name, partitions_def=run_partitions, pool=MODEL_SERVER_POOL, group_name=group, deps=list(deps),
               description=description)
-    def cell(context: dg.AssetExecutionContext, endpoints: ModelEndpoints, agent: AgentSettings,
+    def cell(context: dg.AssetExecutionContext, config: settings, endpoints: ModelEndpoints, agent: AgentSettings,
              sandbox: SandboxSettings, results_db: ResultsDB) -> dg.MaterializeResult:
         model_key, _cell = keys_of(context)
         endpoint = endpoints.get(registered_model(results_db.store(), model_key)[1])
-        kind, units, own = kind_for(agent, endpoint)
+        kind, units, own = kind_for(config, agent, endpoint)
         who = agent.agent if kind.runs_agent else API_AGENT
         store, key, done, model_id, endpoint_name = run_cell(context, kind, units, who, endpoints, agent, sandbox,
                                                              results_db)
@@ -85,11 +92,11 @@ def cell_asset(name: str, table: str, by: str, kind_for: KindFor, *, description
 
 
 def kind_cell_asset(card) -> dg.AssetsDefinition:
-    """The cell asset of a kind registered from elsewhere (sandbox/engine/registry.py): all of its units, named
-    after its table, counted per outcome."""
-    def every_unit(agent, endpoint):
+    """The cell asset of a kind registered from elsewhere (sandbox/engine/registry.py): all of its units (the first
+    `limit` of them, with that run config), named after its table, counted per outcome."""
+    def every_unit(settings: FirstUnits, agent, endpoint):
         kind = card.make(card.name)
-        return kind, kind.units, {}
+        return kind, kind.units[:settings.limit or None], {}
 
     return cell_asset(card.table, card.table, "outcome", every_unit,
-                           description=f"Every unit of the kind {card.name} asked of one model@endpoint in one cell.")
+                      description=f"Every unit of the kind {card.name} asked of one model@endpoint in one cell.")

@@ -50,28 +50,15 @@ class SandboxSettings(dg.ConfigurableResource):
 
 class AgentSettings(dg.ConfigurableResource):
     """Which agent drives the model, how long a session may take, where run records go. A field named as a run
-    setting (kbench_dagster/run_settings.py) is that setting, with its default (a test holds them equal); the
-    others choose a kind's units."""
+    setting (kbench_dagster/run_settings.py) is that setting, with its default (a test holds them equal). A kind's
+    own settings (which units, how it asks) are its cell asset's run config, defined beside that asset."""
 
     agent: str = "pi"
     tool_format: str = "auto"
     timeout_s: float = 600.0
     workers: int = 1
     runs_root: str = "runs"
-    tasks: str = ""  # ids, categories or tiers; empty = the whole suite
-    kernel_tasks: str = ""  # kernel task ids, comma-separated; empty = every kernel task
-    textjobs_only: str = ""  # text jobs, comma-separated; empty = every job
-    textjobs_limit: int = 0  # the first K items of each text job; 0 = all
-    breakdown_only: str = ""  # breakdown jobs, comma-separated; empty = every job
-    breakdown_prompts: str = "tested"  # the breakdown's wording: tested or first
-    trials_only: str = ""  # tool-use trial families, comma-separated; empty = every family
-    trials_limit: int = 0  # the first K trials of each family; 0 = all
-    trials_response_format: str = "auto"  # the answer channel: auto | json_schema | json_object | text
-    trials_cache: bool = True  # answer a request asked before from the reply cache under runs_root
-    capability_only: str = ""  # capability chat categories, comma-separated; empty = every one
-    capability_limit: int = 0  # the first K items of each category; 0 = all
-    capability_judge_url: str = ""  # the judge's OpenAI-compatible endpoint; empty = judged items stay pending
-    capability_judge_model: str = ""
+    tasks: str = ""  # the agent tasks' ids, categories or tiers; empty = the whole suite
     pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
     keep_work: bool = False
     # the agent session's watchdog limits, as `kbench run` takes them

@@ -136,14 +136,14 @@ def await_server(spec: RunSpec, say: Callable[[str], None] | None = None, left: 
                          "again; nothing was started")
 
 
-def run_and_store(spec: RunSpec, kind: WorkKind, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
+def run_and_store(run: PlannedRun, store: ResultsStore, on_result: Callable[[dict], None] | None = None,
                   store_as: Callable[[RunSpec, ResultsStore], dict[str, int]] | None = None,
-                  say: Callable[[str], None] | None = None, left: int | None = None) -> RunOutcome:
-    """Wait for the server (saying so through `say`) unless no attempt is `left`, run every attempt without a
+                  say: Callable[[str], None] | None = None) -> RunOutcome:
+    """Wait for the server (saying so through `say`) unless no attempt is left, run every attempt without a
     result, then store the run. What finished is stored even when the run stops with an error (the error is raised
     afterwards), so SQL and the board agree with the records; the same call later does the rest."""
-    await_server(spec, say, left)
-    runner = Scheduler(spec, kind, on_result=on_result)
+    await_server(run.spec, say, run.left)
+    runner = Scheduler(run.spec, run.kind, on_result=on_result, slots=run.slots)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
     try:
         summary = runner.run()

@@ -22,16 +22,18 @@ def _rows(db: Path, table: str, order: str) -> list[dict]:
     return [{c: v for c, v in zip(cols, r) if c not in VOLATILE} for r in found]
 
 
-def _materialize(tmp_path, srv, asset, **agent):
+def _materialize(tmp_path, srv, asset, **settings):
+    """One cell of `asset`, its kind's own `settings` as its run config."""
     res = {"endpoints": ModelEndpoints(urls={"scripted": srv.url}, slots=2),
-           "agent": AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"), workers=2, **agent),
+           "agent": AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"), workers=2),
            "sandbox": SandboxSettings(work_root=str(tmp_path / "work")),
            "results_db": ResultsDB(path=str(tmp_path / "dagster.duckdb"), board_dir=str(tmp_path / "board"))}
     instance = dg.DagsterInstance.ephemeral()
     key = model_key(srv.model_id, "scripted")
     ResultsStore(tmp_path / "dagster.duckdb").remember_model(key, srv.model_id, "scripted")
     instance.add_dynamic_partitions("model", [key])
-    result = dg.materialize([asset], resources=res, instance=instance,
+    run_config = {"ops": {asset.key.to_user_string(): {"config": settings}}} if settings else None
+    result = dg.materialize([asset], resources=res, instance=instance, run_config=run_config,
                             partition_key=dg.MultiPartitionKey({"model": key, "cell": "base.s1"}))
     assert result.success
     return tmp_path / "dagster.duckdb"
@@ -45,7 +47,7 @@ def _cli(tmp_path, srv, *args):
 
 def test_text_jobs_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
     with ScriptedServer(persona="noisy", suite="textjobs", port=0) as srv:
-        dagster_db = _materialize(tmp_path, srv, textjob_replies, textjobs_limit=4)
+        dagster_db = _materialize(tmp_path, srv, textjob_replies, limit=4)
         cli_db = _cli(tmp_path, srv, "textjobs", str(tmp_path / "out.json"), "--limit", "4")
     made_by_dagster = _rows(dagster_db, "textjob_replies", "job, item")
     assert len(made_by_dagster) == 20 and made_by_dagster == _rows(cli_db, "textjob_replies", "job, item")
@@ -54,7 +56,7 @@ def test_text_jobs_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
 
 def test_the_breakdown_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
     with ScriptedServer(persona="noisy", suite="breakdown", port=0) as srv:
-        dagster_db = _materialize(tmp_path, srv, breakdown_answers, breakdown_only="invoices")
+        dagster_db = _materialize(tmp_path, srv, breakdown_answers, only="invoices")
         cli_db = _cli(tmp_path, srv, "breakdown", str(tmp_path / "out.json"), "--only", "invoices",
                       "--agent", "builtin")
     made_by_dagster = _rows(dagster_db, "breakdown_answers", "way, item")
@@ -63,7 +65,7 @@ def test_the_breakdown_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
 
 def test_the_trials_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
     with ScriptedServer(persona="oracle", suite="trials", port=0) as srv:
-        dagster_db = _materialize(tmp_path, srv, trial_results, trials_only="select,extract", trials_limit=6)
+        dagster_db = _materialize(tmp_path, srv, trial_results, only="select,extract", limit=6)
         # the CLI names the endpoint as Dagster's resource does, so the rows' endpoint columns agree
         assert main(["endpoints", "add", "scripted", srv.url, "--db", str(tmp_path / "cli.duckdb")]) == 0
         assert main(["trials", "run", str(tmp_path / "t.json"), "--endpoint", "scripted", "--model", srv.model_id,
@@ -108,7 +110,7 @@ def test_the_stats_asset_reads_the_strikes(tmp_path):
     from kbench_dagster.reporting.trial_stats import strike_stats
 
     with ScriptedServer(persona="oracle", suite="trials", port=0) as srv:
-        db = _materialize(tmp_path, srv, trial_results, trials_only="classify", trials_limit=5)
+        db = _materialize(tmp_path, srv, trial_results, only="classify", limit=5)
     res = {"results_db": ResultsDB(path=str(db), board_dir=str(tmp_path / "board"))}
     out = dg.materialize([trial_stats], resources=res, instance=dg.DagsterInstance.ephemeral())
     doc = out.output_for_node("trial_stats")
@@ -119,8 +121,8 @@ def test_the_stats_asset_reads_the_strikes(tmp_path):
 
 def test_the_capability_items_through_dagster_and_the_cli_give_the_same_rows(tmp_path):
     with ScriptedServer(persona="oracle", suite="capability", port=0) as srv:
-        dagster_db = _materialize(tmp_path, srv, capability_results, capability_only="basic,iac,tool_use",
-                                  capability_limit=2)
+        dagster_db = _materialize(tmp_path, srv, capability_results, only="basic,iac,tool_use",
+                                  limit=2)
         assert main(["endpoints", "add", "scripted", srv.url, "--db", str(tmp_path / "cli.duckdb")]) == 0
         assert main(["capability", "run", str(tmp_path / "c.json"), "--endpoint", "scripted", "--model",
                      srv.model_id, "--only", "basic,iac,tool_use", "--limit", "2", "--seeds", "1", "--parallel", "2",

@@ -219,14 +219,14 @@ def test_kernel_gradings_grade_what_the_agent_wrote(tmp_path, suite_dir):
         {"content": "kernel written"}]) + "\n")
     with ScriptedServer(persona="replay", replay_path=script, port=0) as srv:
         res = resources(tmp_path, suite_dir, srv)
-        res["agent"] = AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"),
-                                     kernel_tasks="global_l2norm,rmsnorm_bf16")
+        res["agent"] = AgentSettings(agent="builtin", runs_root=str(tmp_path / "runs"))
         instance = dg.DagsterInstance.ephemeral()
         key = model_key("scripted-replay", "scripted")
         instance.add_dynamic_partitions("model", [key])
         ResultsStore(res["results_db"].path).remember_model(key, "scripted-replay", "scripted")
         out = dg.materialize([kernel_tasks, kernel_runs, kernel_gradings], selection=[kernel_runs, kernel_gradings],
-                             resources=res,
+                             resources=res, run_config={"ops": {"kernel_runs": {"config": {
+                                 "tasks": "global_l2norm,rmsnorm_bf16"}}}},
                              instance=instance, partition_key=dg.MultiPartitionKey({"model": key, "cell": "base.s1"}))
     assert out.success
     _, rows = ResultsStore(res["results_db"].path).query(

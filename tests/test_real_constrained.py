@@ -20,12 +20,12 @@ def test_builtin_native_against_constrained_on_the_demo_tasks(tmp_path, capsys):
     with lm.LocalModelServer("0.5b", port=0, model_path=model_or_skip()) as server:
         for fmt in ("auto", "constrained"):
             settings = settings_of(run_id=f"builtin-{fmt}", model=server.model_id, url=server.url,
-                                           agent="builtin", tool_format=fmt, tasks=SMOKE_TASKS, conds="base",
-                                           timeout_s=100.0, runs_root=str(tmp_path / "runs"),
-                                           work_root=str(tmp_path / "work"))
-            spec, kind = service.build_spec(settings)
+                                   agent="builtin", tool_format=fmt, tasks=SMOKE_TASKS, conds="base",
+                                   timeout_s=100.0, runs_root=str(tmp_path / "runs"),
+                                   work_root=str(tmp_path / "work"))
             results = []
-            service.run_and_store(spec, kind, ResultsStore(tmp_path / "r.duckdb"), on_result=results.append)
+            service.run_and_store(service.plan_run(settings), ResultsStore(tmp_path / "r.duckdb"),
+                                  on_result=results.append)
             got[fmt] = results
     n = len(SMOKE_TASKS.split(","))
     for results in got.values():

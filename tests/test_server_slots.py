@@ -169,8 +169,8 @@ def test_a_queued_request_whose_reply_came_first_was_never_queued(tmp_path):
 def test_chat_requests_may_wait_one_deep_at_the_server_and_agent_sessions_never(tmp_path):
     with ScriptedServer("oracle", suite="trials", port=0, slots=1, latency=0.5) as srv:
         settings = settings_of(run_id="q", model=srv.model_id, url=srv.url, agent="api", suite="trials",
-                                       tasks="", conds="base", workers=4, runs_root=str(tmp_path / "runs"),
-                                       work_root=str(tmp_path / "work"))
+                               tasks="", conds="base", workers=4, runs_root=str(tmp_path / "runs"),
+                               work_root=str(tmp_path / "work"))
         spec, kind = service.build_spec(settings)
         spec = replace(spec, tasks=spec.tasks[:12], slots_root=tmp_path / "slots")
         results = []

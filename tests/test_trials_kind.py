@@ -17,10 +17,9 @@ def run_suite(persona: str, tmp_path) -> tuple[list[dict], ResultsStore]:
     store = ResultsStore(tmp_path / f"{persona}.duckdb")
     with ScriptedServer(persona, suite="trials", port=0) as srv:
         settings = settings_of(run_id=f"trials-{persona}", model=srv.model_id, url=srv.url, agent="api",
-                                       suite="trials", conds="base", workers=4, runs_root=str(tmp_path / "runs"),
-                                       work_root=str(tmp_path / "work"))
-        spec, kind = service.build_spec(settings)
-        service.run_and_store(spec, kind, store, on_result=results.append)
+                               suite="trials", conds="base", workers=4, runs_root=str(tmp_path / "runs"),
+                               work_root=str(tmp_path / "work"))
+        service.run_and_store(service.plan_run(settings), store, on_result=results.append)
     return results, store
 
 

@@ -68,8 +68,7 @@ def cmd_breakdown(args) -> int:
               f"{'agent ' + args.agent if way == 'agent' else 'chat API'}, prompts {args.prompts}"
               f"{f'; continuing, {run.done_before} done' if run.done_before else ''}", file=sys.stderr)
         bar = Progress(run.left, way)
-        service.run_and_store(run.spec, run.kind, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"),
-                              say=say, left=run.left)
+        service.run_and_store(run, store, on_result=lambda r, bar=bar: bar.step(r["outcome"] == "pass"), say=say)
         runs[way] = run.spec.runs_root / run_id
     doc = breakdown_document(model, where["url"], args.prompts, runs, other, {w: repeats[w] for w in runs},
                              {j.id for j in jobs})

@@ -105,8 +105,7 @@ def cmd_run(args) -> int:
           f"judge: {kind.judge.model if kind.judge else 'none (judged items stay pending)'}; the agent categories "
           "run as `kbench --suite capability_agent run`", file=sys.stderr)
     bar = Progress(run.left, "capability")
-    done = service.run_and_store(spec, run.kind, store, on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say,
-                                 left=run.left)
+    done = service.run_and_store(run, store, on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
     doc = score_document(store, spec.model, args.latency_budget)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")

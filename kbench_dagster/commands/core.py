@@ -151,7 +151,7 @@ def cmd_run(args) -> int:
         print(f"{r['outcome']:8} {r['condition']:9} {r['task']:22} s{r['seed']}  {r.get('duration_s', 0):6.1f}s  "
               f"turns {r.get('turns', 0)}{extra}", flush=True)
 
-    done = service.run_and_store(spec, run.kind, store, on_result=show, say=say, left=run.left)
+    done = service.run_and_store(run, store, on_result=show, say=say)
     print(f"ran {done.summary['ran']}, already done {done.summary['already_done']}, planned "
           f"{done.summary['planned']}; records in {spec.runs_root / spec.run_id}; "
           f"{done.stored.get('attempts', 0)} rows in {args.db}", file=sys.stderr)

@@ -31,9 +31,10 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
         print(f"demo: {srv.model_id} ready at {srv.url} in {srv.ready_s:.1f}s", file=sys.stderr, flush=True)
         for agent in agents:
             settings = settings_of(run_id=f"demo-{stamp}-{agent}", model=srv.model_id, url=srv.url,
-                                           agent=agent, tasks=tasks, conds="base", timeout_s=timeout_s,
-                                           runs_root=runs)
-            spec, kind = service.build_spec(settings)
+                                   agent=agent, tasks=tasks, conds="base", timeout_s=timeout_s,
+                                   runs_root=runs)
+            run = service.plan_run(settings)
+            spec = run.spec
             bar = Progress(len(spec.tasks), f"{agent:7}")
 
             def show(r: dict, bar=bar) -> None:
@@ -44,7 +45,7 @@ def run_demo(pack: str, tasks: str, timeout_s: float, runs: str = "runs",
 
             print(f"demo: {agent} on {len(spec.tasks)} tasks (condition base, seed 1, {timeout_s:g}s per session)",
                   file=sys.stderr, flush=True)
-            service.run_and_store(spec, kind, store, on_result=show)
+            service.run_and_store(run, store, on_result=show)
             run_ids.append(spec.run_id)
     for run_id in run_ids:
         print()

@@ -67,7 +67,7 @@ def cmd_textjobs(args) -> int:
             print(f"infra    {r['task']:22} s{r['seed']}  {visible(r.get('infra_error') or '', layout=False)[:80]}",
                   file=sys.stderr, flush=True)
 
-    done = service.run_and_store(spec, run.kind, store, on_result=show, say=say, left=run.left)
+    done = service.run_and_store(run, store, on_result=show, say=say)
     labels = {j.id: list(j.spec.labels or []) for j in kind.jobs}
     # this command's items and seeds only: the same run may hold more from an earlier, wider command
     doc = textjobs_document(spec.runs_root / spec.run_id, labels, {u.id for u in units}, set(spec.seed_list))

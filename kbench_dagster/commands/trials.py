@@ -68,8 +68,7 @@ def cmd_run(args) -> int:
           f"{model} at {spec.url}{'; continuing, ' + str(run.done_before) + ' done' if run.done_before else ''}",
           file=sys.stderr)
     bar = Progress(run.left, "trials")
-    done = service.run_and_store(spec, run.kind, store, on_result=lambda r: bar.step(r["outcome"] == "pass"),
-                                 say=say, left=run.left)
+    done = service.run_and_store(run, store, on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
     doc = {"run_id": run_id, "model": model, "suite_fingerprint": kind.fingerprint, "rules": rules_fingerprint(),
            "response_policy": args.response_format, "response_format": kind.negotiation.mode,
            **figures(spec.runs_root / run_id, {u.id for u in units}, set(spec.seed_list))}

@@ -27,6 +27,7 @@ from sandbox.engine.chat import NotCached
 from sandbox.engine.chat_executor import ChatExecutor
 from sandbox.engine.kinds import Verdict, WorkKind, as_kind
 from sandbox.engine.server_watch import ServerWatch
+from sandbox.engine.slots import ServerSlots
 from sandbox.engine.spec import RunSpec, check_agent, open_agent, plan, server_slots_of, write_manifest
 from sandbox.engine.stops import DiskFull, RunStopped
 from sandbox.isolation.diskspace import ensure_room, ran_full
@@ -51,8 +52,10 @@ def disk_full(exc: BaseException) -> DiskFull | None:
 class Scheduler:
     """Executes one run: a queue of attempts, N workers, requeue on server trouble."""
 
-    def __init__(self, spec: RunSpec, work: Suite | WorkKind, on_result=None):
-        self.spec, self.kind, self.on_result = spec, as_kind(work), on_result
+    def __init__(self, spec: RunSpec, work: Suite | WorkKind, on_result=None, slots: ServerSlots | None = None):
+        """`slots`: the server's slots as the command already settled them (then spec.server_slots says their
+        count); None: settled here."""
+        self.spec, self.kind, self.on_result, self.slots = spec, as_kind(work), on_result, slots
         self.run_dir = Path(spec.runs_root) / spec.run_id
         self.work_dir = check_outside_repo((spec.work_root or default_work_root()) / spec.run_id)
         self.log_path = self.run_dir / "watchdog.log"
@@ -76,8 +79,9 @@ class Scheduler:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.work_dir.chmod(0o755)
         pi = pi_version(node_modules_of(self.spec.pi_path)) if self.spec.agent == "pi" else None
-        self.slots = server_slots_of(self.spec, self.kind)
-        self.spec = replace(self.spec, server_slots=self.slots.slots if self.slots else 0)  # the manifest's record
+        if self.slots is None:
+            self.slots = server_slots_of(self.spec, self.kind)
+            self.spec = replace(self.spec, server_slots=self.slots.slots if self.slots else 0)  # the manifest's
         try:
             write_manifest(self.spec, self.kind, self.run_dir, pi)
         except OSError as exc:
