@@ -72,8 +72,7 @@ def capability_scores(results_db: ResultsDB) -> dg.Output:
     """Per model: the composite (equal mean of category means) with its clustered interval and minimum detectable
     gap, usability, completion, refusals, tiers, per category."""
     store = results_db.store()
-    _, models = store.query("SELECT DISTINCT model FROM capability_results ORDER BY model")
-    out = {m: score_document(store, m) for (m,) in models}
+    out = {m: score_document(store, m) for m in store.values_of("capability_results", "model")}
     lines = ["| model | composite | 95% | usability | refusals | not graded |", "|---|---|---|---|---|---|"]
     for m, d in out.items():
         ci, composite, usability = d["composite_ci"], d["composite"], d["usability"]

@@ -28,8 +28,7 @@ def _kernels(wanted: str | None) -> KernelTasks:
 
 
 def _rows(store: ResultsStore, key: str) -> list[tuple]:
-    return store.query("SELECT task, outcome, status, score, unit FROM kernel_gradings WHERE partition_key = ? "
-                       "ORDER BY task", [key])[1]
+    return store.partition_rows("kernel_gradings", key, ("task", "outcome", "status", "score", "unit"))
 
 
 def _preview(rows: list[tuple]) -> str:

@@ -47,10 +47,11 @@ def breakdown_answers(context: dg.AssetExecutionContext, config: BreakdownSettin
         store, key, done, model_id, endpoint_name = run_cell(
             context, kind, kind.units, agent.agent if way == "agent" else API_AGENT, endpoints, agent, sandbox,
             results_db)
-        _, rows = store.query("SELECT job, sum(\"right\"::INT), count(*) FROM breakdown_answers "
-                              "WHERE partition_key = ? GROUP BY job ORDER BY job", [key])
-        lines += [f"| {way} | {j} | {r}/{n} |" for j, r, n in rows]
-        meta[f"{way}_right"] = sum(r[1] or 0 for r in rows)
+        per_job: dict[str, list[bool]] = {}
+        for job, right in store.partition_rows("breakdown_answers", key, ("job", "right")):
+            per_job.setdefault(job, []).append(bool(right))
+        lines += [f"| {way} | {j} | {sum(r)}/{len(r)} |" for j, r in per_job.items()]
+        meta[f"{way}_right"] = sum(sum(r) for r in per_job.values())
         meta[f"{way}_run_id"] = done.spec.run_id
     return dg.MaterializeResult(metadata={**meta, "model": model_id, "endpoint": endpoint_name,
                                           "prompts": config.prompts,

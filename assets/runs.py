@@ -22,10 +22,9 @@ def _preview(rows: list[tuple]) -> str:
 
 
 def _outcomes(store: ResultsStore, key: str, table: str) -> list[tuple]:
-    sql = {"attempts": "SELECT task, outcome, turns, tool_format_errors FROM attempts WHERE partition_key = ? "
-                       "ORDER BY task",
-           "gradings": "SELECT task, outcome, NULL, NULL FROM gradings WHERE partition_key = ? ORDER BY task"}[table]
-    return store.query(sql, [key])[1]
+    if table == "attempts":
+        return store.partition_rows("attempts", key, ("task", "outcome", "turns", "tool_format_errors"))
+    return [(t, o, None, None) for t, o in store.partition_rows("gradings", key, ("task", "outcome"))]
 
 
 @dg.asset(partitions_def=run_partitions, pool=MODEL_SERVER_POOL, deps=["task_suites"], group_name="runs")

@@ -74,9 +74,8 @@ trial_results = cell_asset(
 def trial_stats(results_db: ResultsDB) -> dg.Output:
     """Per strike: pass@1 with per-trial and clustered intervals, pass@k, grade-weighted, per family and grade."""
     store = results_db.store()
-    _, runs = store.query("SELECT DISTINCT run_id FROM trial_results ORDER BY run_id")
     out, stale = {}, []
-    for (run_id,) in runs:
+    for run_id in store.values_of("trial_results", "run_id"):
         try:
             out[run_id] = strike_stats(strike_rows(store, run_id))
         except StaleEvidence:

@@ -26,7 +26,8 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kbench_dagster.store import SCHEMA, TABLES, ResultsStore, RunManifest  # noqa: E402
+from kbench_dagster.store import ResultsStore, RunManifest  # noqa: E402
+from kbench_dagster.store_schema import SCHEMA, TABLES  # noqa: E402
 from kbench_dagster.views import SCORED_VIEW  # noqa: E402
 
 FAMILIES = ("classify", "extract", "tool_call", "refuse", "route")

@@ -6,7 +6,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from kbench_dagster.store import ResultsStore, RunManifest, all_tables
+from kbench_dagster.store import ResultsStore, RunManifest
+from kbench_dagster.store_schema import all_tables
 from sandbox.engine.attempt_reader import AttemptRecord, done_keys, records_of
 from sandbox.engine.registry import RowSource, card
 

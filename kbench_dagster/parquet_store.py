@@ -32,7 +32,8 @@ from pathlib import Path
 
 import duckdb
 
-from kbench_dagster.store import ResultsStore, all_tables, full_schema
+from kbench_dagster.store import ResultsStore
+from kbench_dagster.store_schema import all_tables, full_schema
 from kbench_dagster.views import SCORED_VIEW
 
 CATALOG = ("manifests", "endpoints", "models")

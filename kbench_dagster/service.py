@@ -16,7 +16,8 @@ from typing import Callable
 
 from kbench_dagster.ingest import cell_of, cells_of, ingest_run, store_cell, write_key
 from kbench_dagster.run_settings import RunSettings
-from kbench_dagster.store import ResultsStore, all_tables
+from kbench_dagster.store import ResultsStore
+from kbench_dagster.store_schema import all_tables
 from sandbox.engine.attempt_folders import check_run_id
 from sandbox.engine.attempt_reader import done_keys
 from sandbox.engine.conditions import select_conditions

@@ -8,7 +8,6 @@ finishing together both land, one after the other. Partition writes are delete-t
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import random
@@ -20,133 +19,10 @@ from pathlib import Path
 
 import duckdb
 
+from kbench_dagster.store_schema import VIEW, all_tables, full_schema, schema_current, schema_mark
 from kbench_dagster.views import SCORED_VIEW
-from sandbox.engine.agent_rows import ATTEMPT_COLUMNS, GRADING_COLUMNS
 
 DEFAULT_DB = Path(os.environ.get("KBENCH_DB", Path(__file__).resolve().parent.parent / ".state" / "kbench.duckdb"))
-
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS attempts ({", ".join(f'"{c}" {t}' for c, t in ATTEMPT_COLUMNS.items())});
-CREATE TABLE IF NOT EXISTS gradings ({", ".join(f'"{c}" {t}' for c, t in GRADING_COLUMNS.items())});
-CREATE TABLE IF NOT EXISTS runs (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, condition VARCHAR, seed INTEGER,
-    server_url VARCHAR, suite_fingerprint VARCHAR, attempts INTEGER, infra_failures INTEGER,
-    started_at TIMESTAMP, finished_at TIMESTAMP);
-CREATE TABLE IF NOT EXISTS events_summary (
-    partition_key VARCHAR, run_id VARCHAR, condition VARCHAR, task VARCHAR, seed INTEGER,
-    events INTEGER, prompts INTEGER, replies INTEGER, tool_calls INTEGER, tool_results INTEGER, errors INTEGER,
-    bytes BIGINT);
-CREATE TABLE IF NOT EXISTS manifests (
-    run_id VARCHAR PRIMARY KEY, model VARCHAR, agent VARCHAR, server_url VARCHAR, suite_fingerprint VARCHAR,
-    created VARCHAR, versions JSON, gpus JSON, server JSON, settings JSON);
-CREATE TABLE IF NOT EXISTS kernel_gradings (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, condition VARCHAR, seed INTEGER,
-    task VARCHAR, family VARCHAR, status VARCHAR, reason VARCHAR, score DOUBLE, unit VARCHAR,
-    device_kind VARCHAR, device_name VARCHAR, sm_count INTEGER, clocks JSON, driver VARCHAR, cuda VARCHAR,
-    torch VARCHAR, triton VARCHAR, turns INTEGER, tool_calls INTEGER, tool_format_errors INTEGER,
-    duration_s DOUBLE, started_at TIMESTAMP, finished_at TIMESTAMP);
--- columns added since the first release: files made before gain them on open
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS over_budget BOOLEAN;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS latency_budget_s DOUBLE;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS sampling VARCHAR;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS endpoint VARCHAR;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS engine VARCHAR;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS quant VARCHAR;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS hardware VARCHAR;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS hardware_class VARCHAR;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS requests INTEGER;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ttft_s DOUBLE;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS gen_tok_s DOUBLE;
-ALTER TABLE attempts ADD COLUMN IF NOT EXISTS server_gen_tok_s DOUBLE;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS outcome VARCHAR;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS correct BOOLEAN;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS suite_fingerprint VARCHAR;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS graded_at TIMESTAMP;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS infra_error VARCHAR;
-CREATE TABLE IF NOT EXISTS textjob_replies (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, job VARCHAR,
-    family VARCHAR, item VARCHAR, outcome VARCHAR, parse VARCHAR, score DOUBLE, passed BOOLEAN, tp INTEGER,
-    n_pred INTEGER, n_gold INTEGER, expected VARCHAR, predicted VARCHAR, fields JSON, note VARCHAR,
-    prompt VARCHAR, reply VARCHAR, input_tokens BIGINT, output_tokens BIGINT, duration_s DOUBLE,
-    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, started_at TIMESTAMP,
-    finished_at TIMESTAMP);
-CREATE TABLE IF NOT EXISTS breakdown_answers (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, way VARCHAR, wording VARCHAR,
-    condition VARCHAR, seed INTEGER, job VARCHAR, item VARCHAR, parse VARCHAR, "right" BOOLEAN, outcome VARCHAR,
-    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, answer VARCHAR);
-CREATE TABLE IF NOT EXISTS requests (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, kind VARCHAR, condition VARCHAR,
-    task VARCHAR, seed INTEGER, n INTEGER, stream BOOLEAN, finish VARCHAR, ttft_s DOUBLE, total_s DOUBLE, gen_s DOUBLE,
-    prompt_tokens BIGINT, completion_tokens BIGINT, gen_tok_s DOUBLE, server_prompt_tok_s DOUBLE,
-    server_gen_tok_s DOUBLE, server_url VARCHAR, endpoint VARCHAR, engine VARCHAR, hardware_class VARCHAR);
-CREATE TABLE IF NOT EXISTS trial_results (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, trial VARCHAR,
-    family VARCHAR, grade VARCHAR, oracle VARCHAR, outcome VARCHAR, score DOUBLE, cause VARCHAR, detail VARCHAR,
-    forms VARCHAR, sampling VARCHAR, duration_s DOUBLE, ttft_s DOUBLE, infra_error VARCHAR,
-    suite_fingerprint VARCHAR, graded_at TIMESTAMP, endpoint VARCHAR, engine VARCHAR, quant VARCHAR,
-    hardware VARCHAR, hardware_class VARCHAR, shape VARCHAR, response_format VARCHAR, elicitation VARCHAR,
-    rules VARCHAR, rounds INTEGER, exchange VARCHAR);
-CREATE TABLE IF NOT EXISTS capability_results (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, item VARCHAR,
-    category VARCHAR, tier VARCHAR, grader VARCHAR, outcome VARCHAR, score DOUBLE, refusal BOOLEAN, checks JSON,
-    judge JSON, context_tokens INTEGER, detail VARCHAR, reply VARCHAR, sampling VARCHAR, duration_s DOUBLE,
-    input_tokens BIGINT, output_tokens BIGINT, infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP,
-    endpoint VARCHAR, engine VARCHAR, quant VARCHAR, hardware VARCHAR, hardware_class VARCHAR);
-CREATE TABLE IF NOT EXISTS endpoints (
-    name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
-    engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
-    slots VARCHAR, sampling_defaults JSON, declared JSON, guessed JSON, described_at TIMESTAMP);
-CREATE TABLE IF NOT EXISTS models (
-    model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
-ALTER TABLE requests ADD COLUMN IF NOT EXISTS queued_s DOUBLE;
--- trial_results columns added since it was first made
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS shape VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS response_format VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS elicitation VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rules VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rounds INTEGER;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS exchange VARCHAR;
-"""
-TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
-          "breakdown_answers", "trial_results", "capability_results", "requests")
-# SCHEMA and SCORED_VIEW take about as long as opening the file and almost always change nothing, so a writer runs
-# them only when the file lacks one of their tables or their view, or when other DDL ran there last. Their digest, set
-# as the view's comment once both have run, tells: a writer of another version sets its own digest, or (one from
-# before the digest) drops it by replacing the view, and the next writer of this version runs them again.
-_VIEW = re.search(r"CREATE OR REPLACE VIEW (\w+)", SCORED_VIEW).group(1)
-
-
-def kind_tables() -> dict[str, dict[str, str]]:
-    """The tables of kinds registered from elsewhere (sandbox/engine/registry.py): each one's card declares its
-    columns, and a store gains the table when it is next opened for writing. None unless such a kind is registered."""
-    from sandbox.engine.registry import external_cards
-
-    return {c.table: c.columns for c in external_cards() if c.columns and c.table not in TABLES}
-
-
-def all_tables() -> tuple[str, ...]:
-    """Every table rows go to: the store's own and those of the kinds registered from elsewhere."""
-    return TABLES + tuple(kind_tables())
-
-
-def full_schema() -> str:
-    return SCHEMA + "".join(
-        f"CREATE TABLE IF NOT EXISTS {table} (partition_key VARCHAR, "
-        + ", ".join(f'"{c}" {t}' for c, t in columns.items() if c != "partition_key") + ");\n"
-        + "".join(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{c}" {t};\n' for c, t in columns.items())
-        for table, columns in kind_tables().items())
-
-
-def _schema_mark(schema: str) -> str:
-    return "kbench schema " + hashlib.sha256((schema + SCORED_VIEW).encode()).hexdigest()[:16]
-
-
-_CATALOG = """
-SELECT table_name, NULL FROM duckdb_tables() WHERE NOT temporary AND schema_name = 'main'
-UNION ALL
-SELECT view_name, comment FROM duckdb_views() WHERE NOT temporary AND schema_name = 'main' AND NOT internal
-"""
-
 
 class StoreBusy(RuntimeError):
     pass
@@ -182,10 +58,10 @@ class ResultsStore:
                 delay = min(delay * 1.5, 1.0)
         try:
             schema = full_schema()
-            if not read_only and not _schema_current(con, schema):
+            if not read_only and not schema_current(con, schema):
                 con.execute(schema)
                 con.execute(SCORED_VIEW)
-                con.execute(f"COMMENT ON VIEW {_VIEW} IS '{_schema_mark(schema)}'")  # last: DDL cut short runs again
+                con.execute(f"COMMENT ON VIEW {VIEW} IS '{schema_mark(schema)}'")  # last: DDL cut short runs again
             yield con
         finally:
             con.close()
@@ -353,6 +229,19 @@ class ResultsStore:
         return self.query(f'SELECT "{by}", count(*), count(*) FILTER (WHERE outcome = \'pass\') FROM {table} '
                           f"WHERE partition_key = ? GROUP BY 1 ORDER BY 1", [key])[1]
 
+    def partition_rows(self, table: str, key: str, columns: tuple[str, ...]) -> list[tuple]:
+        """These columns of one partition of a table, ordered by them: an asset's preview."""
+        if table not in all_tables() or not all(re.fullmatch(r"\w+", c) for c in columns):
+            raise ValueError(f"no table {table!r} or columns {columns!r} to read")
+        names = ", ".join(f'"{c}"' for c in columns)
+        return self.query(f"SELECT {names} FROM {table} WHERE partition_key = ? ORDER BY {names}", [key])[1]
+
+    def values_of(self, table: str, column: str) -> list:
+        """The distinct values of one column of a table, in order."""
+        if table not in all_tables() or not re.fullmatch(r"\w+", column):
+            raise ValueError(f"no table {table!r} or column {column!r} to read")
+        return [v for (v,) in self.query(f'SELECT DISTINCT "{column}" FROM {table} ORDER BY 1')[1]]
+
     def query(self, sql: str, params: list | None = None) -> tuple[list[str], list[tuple]]:
         """A read-only query: a user's SQL can never change the results."""
         with self.connect():  # tables and views in place (older files gain new views)
@@ -360,12 +249,6 @@ class ResultsStore:
         with self.connect(read_only=True) as con:
             cur = con.execute(sql, params or [])
             return [d[0] for d in cur.description or []], cur.fetchall()
-
-
-def _schema_current(con, schema: str) -> bool:
-    found = dict(con.execute(_CATALOG).fetchall())
-    return found.get(_VIEW) == _schema_mark(schema) and all(
-        t in found for t in re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema))
 
 
 def _cell(value):

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from kbench_dagster.cli import main
-from kbench_dagster.store import ATTEMPT_COLUMNS, GRADING_COLUMNS, ResultsStore
+from kbench_dagster.store import ResultsStore
+from sandbox.engine.agent_rows import ATTEMPT_COLUMNS, GRADING_COLUMNS
 from sandbox.servers.scripted import ScriptedServer
 
 SECRET = "host-secret-7d1f0c"  # what no board page may ever show

@@ -8,7 +8,7 @@ import sys
 import pytest
 from conftest import REPO
 
-from kbench_dagster.store import TABLES
+from kbench_dagster.store_schema import TABLES
 from sandbox.engine import registry
 from sandbox.engine.kinds import AgentTasks
 
