@@ -1,4 +1,5 @@
-"""task_defs, sandbox and gpu never import dagster: they must stay usable without the orchestrator."""
+"""The layout's rules: task_defs, sandbox and gpu never import dagster (they must stay usable without the
+orchestrator), and no module grows past 400 lines."""
 
 import ast
 
@@ -35,3 +36,22 @@ def test_scanner_catches_a_dagster_import(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("import os\nfrom dagster import asset\nimport dagster_duckdb\n")
     assert set(imported_modules(f)) == {"os", "dagster", "dagster_duckdb"}
+
+
+MAX_LINES = 400
+LONGER = {"task_defs/harness/kbtest.py"}  # one file the task sandboxes import whole, with nothing else beside it
+
+
+def test_no_module_is_longer_than_400_lines():
+    """Modules stay small and named for what they hold; the task suites' own files are data, not modules here."""
+    roots = ["kbench_dagster", "assets", "task_defs", "sandbox", "gpu", "tests", "bench"]
+    long = {}
+    for root in roots:
+        for path in (REPO / root).rglob("*.py"):
+            rel = path.relative_to(REPO).as_posix()
+            if "suites" in path.parts or "__pycache__" in path.parts or rel in LONGER:
+                continue
+            n = len(path.read_text(encoding="utf-8").splitlines())
+            if n > MAX_LINES:
+                long[rel] = n
+    assert long == {}, f"split these by what they hold: {long}"
