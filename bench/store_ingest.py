@@ -27,7 +27,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kbench_dagster.store import ResultsStore, RunManifest  # noqa: E402
-from kbench_dagster.store_schema import SCHEMA, TABLES  # noqa: E402
+from kbench_dagster.store_schema import all_tables, full_schema  # noqa: E402
 from kbench_dagster.views import SCORED_VIEW  # noqa: E402
 
 FAMILIES = ("classify", "extract", "tool_call", "refuse", "route")
@@ -69,7 +69,7 @@ def cell(run_id: str, n: int) -> dict[str, list[dict]]:
              "attempts": n, "infra_failures": 0, "started_at": start,
              "finished_at": start + datetime.timedelta(seconds=n // 60)}]
     filled = {"trial_results": trials, "events_summary": events, "requests": requests, "runs": runs}
-    return {t: filled.get(t, []) for t in TABLES}
+    return {t: filled.get(t, []) for t in all_tables()}
 
 
 def manifest(run_id: str) -> dict:
@@ -114,7 +114,7 @@ def main() -> None:
             the digest, so a connect (not timed) sets it again for the next try."""
             t = time.perf_counter()
             con = duckdb.connect(str(store.path))
-            con.execute(SCHEMA)
+            con.execute(full_schema())
             con.execute(SCORED_VIEW)
             con.close()
             took = time.perf_counter() - t

@@ -14,14 +14,13 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from gpu.kernel_card import NAME
 from gpu.loader import agent_files, load_kernel_suite, private_reference, render_prompt
 from gpu.models import KernelTask
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import KindCard, RowSource
 from sandbox.isolation.bwrap import IsolationConfig, python_runtime_dirs
 from sandbox.isolation.workdirs import fresh_dir
 
-NAME = "kernels"
 # The grader's statuses in the shared outcome words: passing the correctness gate is a pass (a flagged speed is
 # still correct work, and the flag is kept), a wrong or forbidden kernel is wrong, one that does not build or
 # run is a crash; a device this machine lacks is skipped, never scored.
@@ -106,33 +105,3 @@ class KernelTasks:
                    "correct": bool(g.get("correctness", {}).get("passed")), "flags": g.get("flags", [])}
         detail = f"{g['status']}: {g.get('reason') or ''}".strip().rstrip(":")
         return Verdict(outcome, detail, float(g.get("elapsed_s") or 0.0), extra={"kernel": summary})
-
-
-def kernel_rows(src: RowSource) -> dict[str, list[dict]]:
-    """A kernel_gradings row from a kernel task's result with its latest grading applied."""
-    r = src.result
-    k = r.get("kernel") or {}
-    d = k.get("device") or {}
-    return {"kernel_gradings": [{
-        **{c: r.get(c) for c in ("run_id", "model", "agent", "condition", "seed", "task", "outcome", "turns",
-                                 "tool_calls", "tool_format_errors", "duration_s", "started_at", "finished_at",
-                                 "suite_fingerprint", "graded_at", "infra_error")},
-        "family": r.get("tier"), "status": k.get("status") or ("infra" if r.get("infra") else None),
-        "reason": k.get("reason") or r.get("detail"), "score": k.get("score"), "unit": k.get("unit"),
-        "correct": k.get("correct"), "device_kind": d.get("kind"), "device_name": d.get("name"),
-        "sm_count": d.get("sm_count"), "clocks": d.get("clocks_mhz"), "driver": d.get("driver"),
-        "cuda": d.get("cuda"), "torch": d.get("torch"), "triton": d.get("triton")}]}
-
-
-def _persona(name: str):
-    if name != "oracle":
-        return None
-    from gpu.oracle import KernelTaskIndex
-    from sandbox.servers.scripted.personas import OraclePersona
-
-    return OraclePersona(index=KernelTaskIndex())
-
-
-CARD = KindCard(name=NAME, table="kernel_gradings", make=lambda suite: KernelTasks(), rows=kernel_rows,
-                personas=_persona, board="kbench_dagster.reporting.board_kernels:kernel_pages",
-                board_menu=(("Kernels", "kernels.html"),))

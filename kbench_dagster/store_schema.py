@@ -23,12 +23,6 @@ CREATE TABLE IF NOT EXISTS events_summary (
 CREATE TABLE IF NOT EXISTS manifests (
     run_id VARCHAR PRIMARY KEY, model VARCHAR, agent VARCHAR, server_url VARCHAR, suite_fingerprint VARCHAR,
     created VARCHAR, versions JSON, gpus JSON, server JSON, settings JSON);
-CREATE TABLE IF NOT EXISTS kernel_gradings (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, condition VARCHAR, seed INTEGER,
-    task VARCHAR, family VARCHAR, status VARCHAR, reason VARCHAR, score DOUBLE, unit VARCHAR,
-    device_kind VARCHAR, device_name VARCHAR, sm_count INTEGER, clocks JSON, driver VARCHAR, cuda VARCHAR,
-    torch VARCHAR, triton VARCHAR, turns INTEGER, tool_calls INTEGER, tool_format_errors INTEGER,
-    duration_s DOUBLE, started_at TIMESTAMP, finished_at TIMESTAMP);
 -- columns added since the first release: files made before gain them on open
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS over_budget BOOLEAN;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS latency_budget_s DOUBLE;
@@ -42,40 +36,11 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS requests INTEGER;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ttft_s DOUBLE;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS gen_tok_s DOUBLE;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS server_gen_tok_s DOUBLE;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS outcome VARCHAR;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS correct BOOLEAN;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS suite_fingerprint VARCHAR;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS graded_at TIMESTAMP;
-ALTER TABLE kernel_gradings ADD COLUMN IF NOT EXISTS infra_error VARCHAR;
-CREATE TABLE IF NOT EXISTS textjob_replies (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, job VARCHAR,
-    family VARCHAR, item VARCHAR, outcome VARCHAR, parse VARCHAR, score DOUBLE, passed BOOLEAN, tp INTEGER,
-    n_pred INTEGER, n_gold INTEGER, expected VARCHAR, predicted VARCHAR, fields JSON, note VARCHAR,
-    prompt VARCHAR, reply VARCHAR, input_tokens BIGINT, output_tokens BIGINT, duration_s DOUBLE,
-    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, started_at TIMESTAMP,
-    finished_at TIMESTAMP);
-CREATE TABLE IF NOT EXISTS breakdown_answers (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, way VARCHAR, wording VARCHAR,
-    condition VARCHAR, seed INTEGER, job VARCHAR, item VARCHAR, parse VARCHAR, "right" BOOLEAN, outcome VARCHAR,
-    infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP, answer VARCHAR);
 CREATE TABLE IF NOT EXISTS requests (
     partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, kind VARCHAR, condition VARCHAR,
     task VARCHAR, seed INTEGER, n INTEGER, stream BOOLEAN, finish VARCHAR, ttft_s DOUBLE, total_s DOUBLE, gen_s DOUBLE,
     prompt_tokens BIGINT, completion_tokens BIGINT, gen_tok_s DOUBLE, server_prompt_tok_s DOUBLE,
     server_gen_tok_s DOUBLE, server_url VARCHAR, endpoint VARCHAR, engine VARCHAR, hardware_class VARCHAR);
-CREATE TABLE IF NOT EXISTS trial_results (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, trial VARCHAR,
-    family VARCHAR, grade VARCHAR, oracle VARCHAR, outcome VARCHAR, score DOUBLE, cause VARCHAR, detail VARCHAR,
-    forms VARCHAR, sampling VARCHAR, duration_s DOUBLE, ttft_s DOUBLE, infra_error VARCHAR,
-    suite_fingerprint VARCHAR, graded_at TIMESTAMP, endpoint VARCHAR, engine VARCHAR, quant VARCHAR,
-    hardware VARCHAR, hardware_class VARCHAR, shape VARCHAR, response_format VARCHAR, elicitation VARCHAR,
-    rules VARCHAR, rounds INTEGER, exchange VARCHAR);
-CREATE TABLE IF NOT EXISTS capability_results (
-    partition_key VARCHAR, run_id VARCHAR, model VARCHAR, condition VARCHAR, seed INTEGER, item VARCHAR,
-    category VARCHAR, tier VARCHAR, grader VARCHAR, outcome VARCHAR, score DOUBLE, refusal BOOLEAN, checks JSON,
-    judge JSON, context_tokens INTEGER, detail VARCHAR, reply VARCHAR, sampling VARCHAR, duration_s DOUBLE,
-    input_tokens BIGINT, output_tokens BIGINT, infra_error VARCHAR, suite_fingerprint VARCHAR, graded_at TIMESTAMP,
-    endpoint VARCHAR, engine VARCHAR, quant VARCHAR, hardware VARCHAR, hardware_class VARCHAR);
 CREATE TABLE IF NOT EXISTS endpoints (
     name VARCHAR PRIMARY KEY, url VARCHAR, hardware VARCHAR, hardware_class VARCHAR, site VARCHAR, engine VARCHAR,
     engine_version VARCHAR, build VARCHAR, model_id VARCHAR, model_file VARCHAR, quant VARCHAR, n_ctx VARCHAR,
@@ -83,16 +48,9 @@ CREATE TABLE IF NOT EXISTS endpoints (
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 ALTER TABLE requests ADD COLUMN IF NOT EXISTS queued_s DOUBLE;
--- trial_results columns added since it was first made
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS shape VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS response_format VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS elicitation VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rules VARCHAR;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS rounds INTEGER;
-ALTER TABLE trial_results ADD COLUMN IF NOT EXISTS exchange VARCHAR;
 """
-TABLES = ("attempts", "gradings", "runs", "events_summary", "kernel_gradings", "textjob_replies",
-          "breakdown_answers", "trial_results", "capability_results", "requests")
+# the rows every run has (an agent-task run's attempts and gradings among them); each kind adds its own table
+TABLES = ("attempts", "gradings", "runs", "events_summary", "requests")
 # SCHEMA and SCORED_VIEW take about as long as opening the file and almost always change nothing, so a writer runs
 # them only when the file lacks one of their tables or their view, or when other DDL ran there last. Their digest, set
 # as the view's comment once both have run, tells: a writer of another version sets its own digest, or (one from
@@ -101,15 +59,15 @@ VIEW = re.search(r"CREATE OR REPLACE VIEW (\w+)", SCORED_VIEW).group(1)
 
 
 def kind_tables() -> dict[str, dict[str, str]]:
-    """The tables of kinds registered from elsewhere (sandbox/engine/registry.py): each one's card declares its
-    columns, and a store gains the table when it is next opened for writing. None unless such a kind is registered."""
-    from sandbox.engine.registry import external_cards
+    """Each kind's own table with its columns, as its card declares them (sandbox/engine/registry.py): a store gains
+    a table, or a column, when it is next opened for writing."""
+    from sandbox.engine.registry import all_cards
 
-    return {c.table: c.columns for c in external_cards() if c.columns and c.table not in TABLES}
+    return {c.table: c.columns for c in all_cards() if c.columns}
 
 
 def all_tables() -> tuple[str, ...]:
-    """Every table rows go to: the store's own and those of the kinds registered from elsewhere."""
+    """Every table rows go to: the ones every run has, and each kind's own."""
     return TABLES + tuple(kind_tables())
 
 

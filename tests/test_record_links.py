@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from kbench_dagster.reporting.triage import render_evidence, triage
-from sandbox.chatwork.textjobs import textjob_rows
+from sandbox.chatwork.textjob_card import textjob_rows
 from sandbox.engine.attempt_reader import FolderRecord
 from sandbox.engine.registry import RowSource
 

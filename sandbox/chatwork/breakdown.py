@@ -16,9 +16,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.chatwork.breakdown_card import PREFIX
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import KindCard, RowSource, named_personas
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.workdirs import fresh_dir
 from sandbox.judge.parse import Refused, bounded_json
@@ -30,7 +30,6 @@ REPLY = "reply.txt"
 MAX_ANSWERS_BYTES = 1 << 20
 ANSWER_CHARS = 300  # what a verdict keeps of one item's answer (the record keeps the whole reply)
 WAYS = ("agent", "prompt", "item")
-PREFIX = "breakdown-"  # a kind's name is breakdown-WAY-WORDING: manifests say which way and wording a run was
 
 
 def _object_in(text: str) -> dict | None:
@@ -201,22 +200,7 @@ def breakdown_kind(name: str, jobs: list[BreakdownJob] | None = None):
     return KINDS[way](wording, jobs)
 
 
-def breakdown_rows(src: RowSource) -> dict[str, list[dict]]:
-    """One breakdown_answers row per item a unit answered (an infra attempt: one row per item it should have)."""
-    r = src.result
-    b = r.get("breakdown") or {}
-    base = {**{c: r.get(c) for c in ("run_id", "model", "agent", "condition", "seed", "outcome", "infra_error",
-                                      "suite_fingerprint", "graded_at")},
-            "way": r.get("category"), "wording": r.get("tier")}
-    job = b.get("job") or r["task"].partition(".")[0]
-    items = b.get("items") or {r["task"].partition(".")[2] or r["task"]: {"parse": None, "right": None}}
-    return {"breakdown_answers": [{**base, "job": job, "item": item, "parse": v["parse"], "right": v["right"],
-                                   "answer": v.get("answer")} for item, v in items.items()]}
+
 
 
 # the family's runs are named breakdown-WAY-WORDING; the scripted server answers all of them as "breakdown"
-CARD = KindCard(name=PREFIX.rstrip("-"), table="breakdown_answers", make=breakdown_kind, rows=breakdown_rows,
-                family=True,
-                personas=named_personas("sandbox.chatwork.breakdown_oracle:BreakdownPersona", "oracle", "noisy"),
-                board="kbench_dagster.reporting.board_language:breakdown_pages",
-                board_menu=(("Breakdown", "breakdown.html"),))

@@ -21,10 +21,10 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.chatwork.capability_card import NAME
 from sandbox.chatwork.judge import JudgeFailed
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import TEST_LIMITS
 from sandbox.isolation.workdirs import fresh_dir
@@ -38,7 +38,6 @@ from task_defs.capability.loader import fingerprint, load_categories
 from task_defs.capability.models import AGENT, Item, JudgeGrader, KbtestGrader
 from task_defs.vocabulary import JUDGE_FAILED
 
-NAME = "capability"
 REPLIES = "replies.json"
 TIMEOUT_S = 300.0  # a safety stop for one item's conversation: its outcome is timeout, never wrong
 TEST_TIMEOUT_S = 60.0
@@ -235,37 +234,7 @@ def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: Iso
             for name, w in check_names(item)], outcome
 
 
-def capability_rows(src: RowSource) -> dict[str, list[dict]]:
-    """A capability_results row: the item's score with its latest grading applied (a regrade with a judge grades
-    the pending ones), its checks, the judge's votes and the final reply kept."""
-    r = src.result
-    c = r.get("capability") or {}
-    kept = src.record.file_text("replies.json", 4 * REPLY_CHARS)
-    try:
-        replies = json.loads(kept).get("replies") if kept else None
-    except ValueError:  # cut at the store's limit
-        replies = None
-    return {"capability_results": [{
-        **{k: r.get(k) for k in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
-                                 "input_tokens", "output_tokens", "infra_error", "suite_fingerprint", "graded_at",
-                                 "detail")},
-        "item": r["task"], "category": c.get("category") or r.get("category"),
-        "tier": c.get("tier") or r.get("tier"), "grader": c.get("grader"), "score": c.get("score"),
-        "refusal": c.get("refusal"), "checks": json.dumps(c.get("checks")) if c.get("checks") is not None else None,
-        "judge": json.dumps(c.get("judge")) if c.get("judge") is not None else None,
-        "context_tokens": c.get("context_tokens"),
-        "reply": (replies[-1] if replies else None) and replies[-1][:REPLY_CHARS], **src.endpoint}]}
 
-
-def _persona(name: str):
-    if name != "oracle":
-        return None
-    return CapabilityPersona()
-
-
-CARD = KindCard(name=NAME, table="capability_results", make=lambda suite: CapabilityItems(), rows=capability_rows,
-                run_suffix=False, personas=_persona, board="kbench_dagster.reporting.board_capability:capability_pages",
-                board_menu=(("Thinks", "thinks.html"), ("Ships", "ships.html")))
 
 
 class CapabilityPersona:

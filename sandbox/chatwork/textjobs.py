@@ -9,16 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.chatwork.textjob_card import NAME, REPLY
 from sandbox.engine.chat import ChatSession
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource, named_personas
 from sandbox.isolation.bwrap import IsolationConfig
 from task_defs.textjobs.loader import fingerprint, load_jobs
 from task_defs.textjobs.models import Item, Job
 from task_defs.textjobs.scoring import score
 
-NAME = "textjobs"
-REPLY = "reply.txt"
 TIMEOUT_S = 300.0  # one reply; a safety stop, its outcome is timeout, never wrong
 
 
@@ -88,26 +86,3 @@ class TextJobs:
                        extra={"textjob": {"job": unit.job.id, "family": unit.job.family, "item": unit.item.id,
                                           **s.to_dict()}},
                        output=f"{unit.id}: {'pass' if s.passed else 'fail'} ({s.parse}, score {s.score}) {s.note}\n")
-
-
-def textjob_rows(src: RowSource) -> dict[str, list[dict]]:
-    """A textjob_replies row: the item's score with its latest grading applied, its prompt and the reply kept."""
-    r = src.result
-    t = r.get("textjob") or {}
-    job, _, item = r["task"].partition(".")
-    prompt = next((ev.get("messages") for ev in src.record.events() if ev.get("type") == "request"), None)
-    return {"textjob_replies": [{
-        **{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "input_tokens", "output_tokens",
-                                 "duration_s", "infra_error", "suite_fingerprint", "graded_at", "started_at",
-                                 "finished_at")},
-        "job": job, "family": r.get("tier"), "item": item,
-        **{c: t.get(c) for c in ("parse", "score", "passed", "tp", "n_pred", "n_gold", "expected", "predicted",
-                                 "fields", "note")},
-        "prompt": prompt[-1]["content"] if prompt else None,
-        "reply": src.record.file_text("reply.txt", REPLY_CHARS)}]}
-
-
-CARD = KindCard(name=NAME, table="textjob_replies", make=lambda suite: TextJobs(), rows=textjob_rows,
-                personas=named_personas("sandbox.chatwork.oracle:TextJobPersona", "oracle", "noisy"),
-                board="kbench_dagster.reporting.board_language:textjob_pages",
-                board_menu=(("Text jobs", "textjobs.html"),))

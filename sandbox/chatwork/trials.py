@@ -32,10 +32,10 @@ from sandbox.chatwork.formats import (
     is_format_rejection,
 )
 from sandbox.chatwork.shell_oracle import CachedShell, SandboxShell
+from sandbox.chatwork.trial_card import NAME
 from sandbox.engine.chat import ChatInfra, ChatReply, ChatSession, call_arguments, server_broke
 from sandbox.engine.jsonlines import json_bytes, json_value
 from sandbox.engine.kinds import Verdict
-from sandbox.engine.registry import REPLY_CHARS, KindCard, RowSource, named_personas
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
@@ -43,7 +43,6 @@ from task_defs.trials.grading import Answer, Call, answer_shape, grade, work_gra
 from task_defs.trials.loader import Family, fingerprint, load_families, rules_fingerprint, tools_of
 from task_defs.trials.models import Trial
 
-NAME = "trials"
 REPLY = "reply.json"
 CACHE_DIR = "cache/trials"  # the reply cache's folder under a runs root (never inside a run's own folder)
 TIMEOUT_S = 120.0  # one exchange; a safety stop, its outcome is timeout, never wrong
@@ -252,25 +251,7 @@ class ToolTrials:
             output=f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) {cause or ''} {v.detail}\n")
 
 
-def trial_rows(src: RowSource) -> dict[str, list[dict]]:
-    """A trial_results row: the trial's verdict with its latest grading applied, the endpoint it ran on, and the
-    kept exchange (the replies as the server sent them: the evidence the board shows)."""
-    r = src.result
-    t = r.get("trial") or {}
-    return {"trial_results": [{
-        **{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
-                                 "infra_error", "suite_fingerprint", "graded_at")},
-        "trial": r["task"], "family": r.get("category"), "grade": r.get("tier"), "oracle": t.get("oracle"),
-        "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
-        "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),
-        **{c: t.get(c) for c in ("shape", "response_format", "elicitation", "rules", "rounds")},
-        "exchange": src.record.file_text("reply.json", REPLY_CHARS), **src.endpoint}]}
 
-
-CARD = KindCard(name=NAME, table="trial_results", make=lambda suite: ToolTrials(), rows=trial_rows,
-                personas=named_personas("sandbox.chatwork.trials:TrialPersona", "oracle", "null"),
-                board="kbench_dagster.reporting.board_trials:trial_pages",
-                board_menu=(("Trials", "trials.html"),))
 
 
 class TrialPersona:

@@ -1,10 +1,12 @@
-"""The kinds of work by name: the one place that maps a suite name to the module of its kind.
+"""The kinds of work by name: the one place that maps a suite name to its kind's card.
 
-Central code (the service, ingest, regrade, the scripted server) asks here and never compares a kind's name
-itself; a test (tests/test_kind_registry.py) keeps it so. Each kind's module declares what the rest of the system
-needs of it as a `KindCard` named `CARD`: how to make the kind, the table its verdicts live in, how one attempt's
-record becomes rows, whether its run ids carry its name, and its scripted personas. Modules are imported only when
-their kind is asked for, so a command that runs one kind loads none of the others (and no torch but for kernels).
+Central code (the service, ingest, the store's schema, regrade, the board, the scripted server) asks here and
+never compares a kind's name itself; a test (tests/test_kind_registry.py) keeps it so. Each kind declares what the
+rest of the system needs of it as a `KindCard` named `CARD`: how to make the kind, the table its verdicts live in
+with that table's columns, how one attempt's record becomes rows, whether its run ids carry its name, its scripted
+personas and its board pages. The kinds that ship with kbench keep their card in a light module of its own beside
+the kind (gpu/kernel_card.py, sandbox/chatwork/*_card.py) and make the kind only when asked, so the store reads
+every kind's table, and a command that runs one kind loads none of the others (and no torch but for kernels).
 
 A suite name that no entry claims is a suite of agent tasks (a bundled suite or a folder): sandbox/engine/kinds.py.
 A kind from elsewhere is one `register(name, module)` call; the module's CARD does the rest
@@ -28,11 +30,11 @@ REPLY_CHARS = 20_000  # what the store keeps of one reply (the record keeps it w
 # name -> module holding its CARD; a family's name also claims every "name-..." (the breakdown's ways and wordings)
 # (in this order on the board's menu)
 _MODULES: dict[str, str] = {
-    "kernels": "gpu.kind",
-    "textjobs": "sandbox.chatwork.textjobs",
-    "breakdown": "sandbox.chatwork.breakdown",
-    "trials": "sandbox.chatwork.trials",
-    "capability": "sandbox.chatwork.capability",
+    "kernels": "gpu.kernel_card",
+    "textjobs": "sandbox.chatwork.textjob_card",
+    "breakdown": "sandbox.chatwork.breakdown_card",
+    "trials": "sandbox.chatwork.trial_card",
+    "capability": "sandbox.chatwork.capability_card",
 }
 
 
@@ -60,7 +62,8 @@ class KindCard:
     # did (their partitions, under agent "api", were keyed without it; changing it would strand stored rows)
     run_suffix: bool = True
     personas: Callable[[str], object | None] | None = None  # its scripted persona by name, or None
-    # its table's columns (name -> DuckDB type) where the store's own schema lacks the table: a kind from elsewhere
+    # its table's columns (name -> DuckDB type, partition_key added by the store); None: a table the store's own
+    # schema holds (the agent tasks' attempts and gradings)
     columns: dict[str, str] | None = None
     # its board pages: "module:function" called with (store, board folder), and the (title, file) the menu links
     board: str | None = None
@@ -70,7 +73,7 @@ class KindCard:
         return suite == self.name or (self.family and suite.startswith(self.name + "-"))
 
 
-_EXTERNAL: set[str] = set()  # names registered from elsewhere: the store asks for their tables
+_EXTERNAL: set[str] = set()  # names registered from elsewhere
 
 
 def named_personas(target: str, *names: str) -> Callable[[str], object | None]:
@@ -94,7 +97,7 @@ def register(name: str, module: str) -> None:
 
 
 def external_cards() -> list[KindCard]:
-    """The cards of the kinds registered from elsewhere (none are imported unless some are registered)."""
+    """The cards of the kinds registered from elsewhere: their Dagster cell assets come from the one factory."""
     return [importlib.import_module(_MODULES[n]).CARD for n in sorted(_EXTERNAL)]
 
 
@@ -119,7 +122,7 @@ def card(suite: str) -> KindCard:
 
 
 def all_cards() -> list[KindCard]:
-    """Every registered kind's card, in the registry's order (every kind module is loaded)."""
+    """Every registered kind's card, in the registry's order."""
     return [importlib.import_module(m).CARD for m in _MODULES.values()]
 
 
