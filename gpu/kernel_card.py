@@ -1,6 +1,5 @@
-"""The kernel tasks' card (sandbox/engine/registry.py): their table and its columns, how a record becomes a row,
-their scripted oracle and board pages. Light on purpose, so the store can read every kind's table without loading
-torch or the grader; the kind itself is gpu/kind.py."""
+"""What the registry knows of the kernel tasks (sandbox/engine/registry.py); the kind is gpu/kind.py, loaded only
+when one is made, so reading this card loads neither torch nor the grader."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The breakdown's card (sandbox/engine/registry.py): its table and its columns, how a record becomes rows, its
-scripted personas and board pages; light, so the store reads every kind's table without loading the kinds. The
-kinds themselves (one per way and wording) are sandbox/chatwork/breakdown.py."""
+"""The breakdown as the registry sees it: one card for its ways and wordings (sandbox/chatwork/breakdown.py)."""
 
 from __future__ import annotations
 

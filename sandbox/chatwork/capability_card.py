@@ -1,6 +1,4 @@
-"""The capability items' card (sandbox/engine/registry.py): their table and its columns, how a record becomes a
-row, their scripted oracle and board pages; light, so the store reads every kind's table without loading the kinds.
-The kind itself is sandbox/chatwork/capability.py."""
+"""The capability items as the registry sees them; their kind is sandbox/chatwork/capability.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The text jobs' card (sandbox/engine/registry.py): their table and its columns, how a record becomes a row, their
-scripted personas and board pages; light, so the store reads every kind's table without loading the kinds. The kind
-itself is sandbox/chatwork/textjobs.py."""
+"""What the registry knows of the text jobs (sandbox/engine/registry.py); the kind is sandbox/chatwork/textjobs.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The tool-use trials' card (sandbox/engine/registry.py): their table and its columns, how a record becomes a row,
-their scripted personas and board pages; light, so the store reads every kind's table without loading the kinds.
-The kind itself is sandbox/chatwork/trials.py."""
+"""What the registry knows of the tool-use trials; the kind is sandbox/chatwork/trials.py."""
 
 from __future__ import annotations
 
