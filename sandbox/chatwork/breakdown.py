@@ -198,9 +198,3 @@ def breakdown_kind(name: str, jobs: list[BreakdownJob] | None = None):
     if way not in KINDS or wording not in ("tested", "first"):
         raise ValueError(f"{name!r} is not a breakdown kind (breakdown-WAY-WORDING)")
     return KINDS[way](wording, jobs)
-
-
-
-
-
-# the family's runs are named breakdown-WAY-WORDING; the scripted server answers all of them as "breakdown"

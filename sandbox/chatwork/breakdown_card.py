@@ -31,6 +31,7 @@ def _kind(suite: str):
     return breakdown_kind(suite)
 
 
+# the family's runs are named breakdown-WAY-WORDING; the scripted server answers all of them as "breakdown"
 CARD = KindCard(name=PREFIX.rstrip("-"), table="breakdown_answers", make=_kind, rows=breakdown_rows, columns=COLUMNS,
                 family=True,
                 personas=named_personas("sandbox.chatwork.breakdown_oracle:BreakdownPersona", "oracle", "noisy"),

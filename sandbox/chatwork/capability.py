@@ -234,9 +234,6 @@ def run_kbtest(item: Item, reply: str, folder: Path, output_path: Path, cfg: Iso
             for name, w in check_names(item)], outcome
 
 
-
-
-
 class CapabilityPersona:
     """Answers the capability suite's chat items (suite "capability") with each item's reference reply for the
     turn it is at: an item offering tools gets its reference calls as native calls."""

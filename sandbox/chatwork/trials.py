@@ -251,9 +251,6 @@ class ToolTrials:
             output=f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) {cause or ''} {v.detail}\n")
 
 
-
-
-
 class TrialPersona:
     """Answers the tool-use trials (suite "trials"): oracle with each trial's reference answer (its calls all at once,
     then words once their results are in; its label, as the JSON object asked for when a format is asked; its
