@@ -116,9 +116,11 @@ def test_a_broken_or_unsafe_folder_is_refused_naming_the_file(tmp_path):
 
 def test_import_tasks_lists_each_task_and_writes_a_suite_file_that_loads_the_same(tmp_path, capsys):
     out = tmp_path / "harbor.json"
-    assert main(["import-tasks", str(OURS), "--write", str(out)]) == 0
-    said = capsys.readouterr().err
-    assert "pinned_http_client               skipped: the docker backend" in said and "3 runnable here" in said
+    assert main(["import-tasks", str(OURS), "--write", str(out), "--details"]) == 0
+    said = capsys.readouterr()
+    assert "pinned_http_client               not runnable here: environment/Dockerfile line 2: RUN" in said.out
+    assert "     3  runnable here\n     1  Dockerfile RUN: the build fetches from the network\n" in said.out
+    assert "4 task folder(s)" in said.err and "3 runnable here, 1 not, 0 refused" in said.err
     doc = json.loads(out.read_text())
     assert {t["id"] for t in doc["tasks"]} == {"csv-people-to-json", "pinned-http-client", "repair-backup-script",
                                               "tally-log-levels"}
@@ -133,3 +135,30 @@ def test_a_task_cannot_be_seen_over_the_sandboxs_own_folders(inside):
 
     with pytest.raises(ValidationError, match="mount"):
         Task(id="t", title="title", category="terminal", tier="terminal", prompt="p", mounts={inside: "."})
+
+
+def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp_path, capsys):
+    """A broken folder is refused with its file and field while the others are read; the table groups reasons
+    without each task's details; a set with nothing runnable exits 1."""
+    for name in ("tally-log-levels", "csv-people-to-json", "pinned-http-client"):
+        copy_ours(tmp_path, name)
+    (copy_ours(tmp_path, "repair-backup-script") / "task.toml").write_text("[agent]\ntimeout_sec = -3\n")
+    for n, line in enumerate(["ENV DEBIAN_FRONTEND=noninteractive", "ENV LANG=C.UTF-8"]):
+        env = shutil.copytree(OURS / "tally-log-levels", tmp_path / "src" / f"env-{n}")
+        dockerfile = env / "environment" / "Dockerfile"
+        dockerfile.write_text(dockerfile.read_text().replace("WORKDIR", f"{line}\nWORKDIR", 1))
+    assert main(["import-tasks", str(tmp_path / "src")]) == 0
+    said = capsys.readouterr()
+    assert "     2  runnable here\n" in said.out
+    assert "     2  Dockerfile ENV: variables of the image, which the sandbox does not set\n" in said.out
+    assert "     1  Dockerfile RUN: the build fetches from the network\n" in said.out
+    assert "     1  refused: task.toml agent.timeout_sec: a positive number of seconds\n" in said.out
+    assert "2 runnable here, 3 not, 1 refused" in said.err and "--details names each" in said.err
+    assert main(["import-tasks", str(tmp_path / "src"), "--details"]) == 0
+    assert "task.toml: field 'agent.timeout_sec'" in capsys.readouterr().out
+
+    only_network = tmp_path / "none"
+    shutil.copytree(OURS / "pinned-http-client", only_network / "pinned-http-client")
+    assert main(["import-tasks", str(only_network)]) == 1  # nothing runnable: the command says so in its status
+    assert "     0  runnable here" in capsys.readouterr().out
+

@@ -1,18 +1,41 @@
-"""`kbench import-tasks DIR [--write F.json]`: Harbor / Terminal-Bench task folders (task_defs/importers/harbor.py)
-as a suite. It lists each task, imported or to be skipped and why, and says how to validate and run it: `--suite DIR`
-takes the folders wherever a suite is taken, so imported tasks go through the same validate, the one run loop and
-the same store as ours. `--write` keeps the suite as one JSON fixture file too."""
+"""`kbench import-tasks DIR [--write F.json] [--details]`: Harbor / Terminal-Bench task folders
+(task_defs/importers/harbor.py) as a suite. It says how many run here, a table of why the others do not (each task
+on request), and how to validate and run them: `--suite DIR` takes the folders wherever a suite is taken, so
+imported tasks go through the same validate, the one run loop and the same store as ours. `--write` keeps the suite
+as one JSON fixture file too."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 
+from kbench_dagster.progress import Progress
 from kbench_dagster.terminal import visible
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
-from task_defs.importers.harbor import is_harbor_source, load_harbor
+from task_defs.importers.harbor import is_harbor_source, load_harbor, task_folders
+
+RUNNABLE = ("Runnable means the sandbox can lay the task's environment from its Dockerfile and run its verifier "
+            "(tests/test.sh) here; solution/solve.sh is its reference, which `validate` and the oracle run")
+
+
+def _reason(unavailable: str) -> str:
+    """Why a task does not run here, as the importer says it (unwrapped from "the docker backend (...)")."""
+    return unavailable.removeprefix("the docker backend (").removesuffix(")")
+
+
+def reason_kind(why: str) -> str:
+    """What a reason says, without the task's own details (its line, its command, its paths): a row of the table."""
+    why = _reason(why)
+    step = re.match(r"environment/Dockerfile line \d+: (\w+)\b(.*)", why)
+    if step:
+        word, rest = step.groups()
+        tail = rest.rsplit(": ", 1)[-1] if ": " in rest else re.sub(r"\S*/\S*", "PATH", rest).strip()
+        return f"Dockerfile {word}: {tail}"[:100]
+    return re.sub(r"line \d+", "line N", re.sub(r"\(.*\)", "", why)).strip()[:100]
 
 
 def cmd_import_tasks(args) -> int:
@@ -20,26 +43,45 @@ def cmd_import_tasks(args) -> int:
     if not is_harbor_source(source):
         raise TaskFileError(source, None, "holds no Harbor task folder (a folder with instruction.md, task.toml, "
                                           "environment/, tests/test.sh and solution/solve.sh)")
-    name, fixtures, _files = load_harbor(source)
-    for fx, _toml in fixtures:
-        state = f"skipped: {fx.unavailable}" if fx.unavailable else \
-            f"imported, seen at {next((k for k, v in fx.mounts.items() if v == '.'), 'its own folder')}"
-        print(f"{fx.task_id:32} {visible(state)}", file=sys.stderr)
-    runnable = sum(1 for fx, _ in fixtures if not fx.unavailable)
-    print(f"import-tasks: {len(fixtures)} task(s) from {source} as suite {name}: {runnable} runnable here, "
-          f"{len(fixtures) - runnable} skipped until the docker backend", file=sys.stderr)
+    refused: list[TaskFileError] = []
+    bar = Progress(len(task_folders(source)), "read")
+    name, fixtures, _files = load_harbor(source, refused, each=lambda: bar.step(True))
+    runnable = [fx for fx, _ in fixtures if not fx.unavailable]
+    reasons = Counter(reason_kind(fx.unavailable) for fx, _ in fixtures if fx.unavailable)
+    reasons.update(f"refused: {Path(e.path).name} {e.field or ''}: {e.problem}"[:100] for e in refused)
+    if args.details:
+        for fx, _ in fixtures:
+            state = f"not runnable here: {_reason(fx.unavailable)}" if fx.unavailable else \
+                f"runnable, seen at {next((k for k, v in fx.mounts.items() if v == '.'), 'its own folder')}"
+            print(f"{fx.task_id:32} {visible(state)}")
+        for e in refused:
+            print(f"{'(refused)':32} {visible(str(e))}")
+    print(f"{'tasks':>6}  why")
+    print(f"{len(runnable):6}  runnable here")
+    for why, n in reasons.most_common():
+        print(f"{n:6}  {visible(why)}")
+    print(f"import-tasks: {len(fixtures) + len(refused)} task folder(s) in {source} as suite {name}: "
+          f"{len(runnable)} runnable here, {len(fixtures) - len(runnable)} not, {len(refused)} refused"
+          f"{'' if args.details else ' (--details names each)'}. {RUNNABLE}", file=sys.stderr)
     if args.write:
         doc = {"canary": CANARY, "suite": name,
                "tasks": [fx.model_dump(exclude_defaults=True) for fx, _ in fixtures]}
         Path(args.write).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"import-tasks: wrote {args.write} (use it as --suite {args.write})", file=sys.stderr)
+    if refused:
+        print(f"import-tasks: a refused folder stops `--suite {source}` until it is fixed or moved away",
+              file=sys.stderr)
     print(f"next: kbench --suite {source} validate; kbench --suite {source} run --model M --url URL ...",
           file=sys.stderr)
-    return 0
+    return 0 if runnable else 1
 
 
 def add_import_tasks_parser(sub) -> None:
-    s = sub.add_parser("import-tasks", help="Harbor / Terminal-Bench task folders as a suite: what runs here")
+    s = sub.add_parser("import-tasks", help="Harbor / Terminal-Bench task folders as a suite: what runs here",
+                       description=f"Reads every task folder, a broken one refused with its file and field while "
+                                   f"the others go on; prints how many are runnable and a table of why the others "
+                                   f"are not. Exits 1 when none is runnable. {RUNNABLE}.")
     s.add_argument("dir", help="a task folder or a folder of them")
     s.add_argument("--write", metavar="F.json", help="also keep the suite as a JSON fixture file")
+    s.add_argument("--details", action="store_true", help="each task, runnable or why not, and each refused folder")
     s.set_defaults(func=cmd_import_tasks)
