@@ -120,7 +120,7 @@ def test_import_tasks_lists_each_task_and_writes_a_suite_file_that_loads_the_sam
     said = capsys.readouterr()
     assert "pinned_http_client               not runnable here: environment/Dockerfile line 2: RUN" in said.out
     assert "     3  runnable here\n     1  Dockerfile RUN: the build fetches from the network\n" in said.out
-    assert "4 task folder(s)" in said.err and "3 runnable here, 1 not, 0 refused" in said.err
+    assert "4 task folder(s)" in said.err and "3 runnable here, 1 not, 0 refused, 0 not read" in said.err
     doc = json.loads(out.read_text())
     assert {t["id"] for t in doc["tasks"]} == {"csv-people-to-json", "pinned-http-client", "repair-backup-script",
                                               "tally-log-levels"}
@@ -143,6 +143,9 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
     for name in ("tally-log-levels", "csv-people-to-json", "pinned-http-client"):
         copy_ours(tmp_path, name)
     (copy_ours(tmp_path, "repair-backup-script") / "task.toml").write_text("[agent]\ntimeout_sec = -3\n")
+    steps = shutil.copytree(OURS / "csv-people-to-json", tmp_path / "src" / "in-steps")  # multi-step: its one step
+    (steps / "steps" / "one").mkdir(parents=True)
+    (steps / "instruction.md").rename(steps / "steps" / "one" / "instruction.md")
     for n, line in enumerate(["ENV DEBIAN_FRONTEND=noninteractive", "ENV LANG=C.UTF-8"]):
         env = shutil.copytree(OURS / "tally-log-levels", tmp_path / "src" / f"env-{n}")
         dockerfile = env / "environment" / "Dockerfile"
@@ -153,7 +156,8 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
     assert "     2  Dockerfile ENV: variables of the image, which the sandbox does not set\n" in said.out
     assert "     1  Dockerfile RUN: the build fetches from the network\n" in said.out
     assert "     1  refused: task.toml agent.timeout_sec: a positive number of seconds\n" in said.out
-    assert "2 runnable here, 3 not, 1 refused" in said.err and "--details names each" in said.err
+    assert "2 runnable here, 3 not, 1 refused, 1 not read" in said.err and "--details names each" in said.err
+    assert "     1  a multi-step task (steps/*/instruction.md), which kbench does not run yet\n" in said.out
     assert main(["import-tasks", str(tmp_path / "src"), "--details"]) == 0
     assert "task.toml: field 'agent.timeout_sec'" in capsys.readouterr().out
 

@@ -38,6 +38,15 @@ def reason_kind(why: str) -> str:
     return re.sub(r"line \d+", "line N", re.sub(r"\(.*\)", "", why)).strip()[:100]
 
 
+def _unread(source: Path) -> list[tuple[Path, str]]:
+    """Folders with a task.toml that the importer does not read as a task, and why: a multi-step task (its
+    instructions under steps/) is not run here yet."""
+    folders = [source] if (source / "task.toml").is_file() else sorted(p.parent for p in source.glob("*/task.toml"))
+    return [(f, "a multi-step task (steps/*/instruction.md), which kbench does not run yet"
+             if any(f.glob("steps/*/instruction.md")) else "a task.toml without instruction.md")
+            for f in folders if not (f / "instruction.md").is_file()]
+
+
 def cmd_import_tasks(args) -> int:
     source = Path(args.dir)
     if not is_harbor_source(source):
@@ -49,6 +58,8 @@ def cmd_import_tasks(args) -> int:
     runnable = [fx for fx, _ in fixtures if not fx.unavailable]
     reasons = Counter(reason_kind(fx.unavailable) for fx, _ in fixtures if fx.unavailable)
     reasons.update(f"refused: {Path(e.path).name} {e.field or ''}: {e.problem}"[:100] for e in refused)
+    unread = _unread(source)
+    reasons.update(why for _, why in unread)
     if args.details:
         for fx, _ in fixtures:
             state = f"not runnable here: {_reason(fx.unavailable)}" if fx.unavailable else \
@@ -56,12 +67,15 @@ def cmd_import_tasks(args) -> int:
             print(f"{fx.task_id:32} {visible(state)}")
         for e in refused:
             print(f"{'(refused)':32} {visible(str(e))}")
+        for folder, why in unread:
+            print(f"{'(not read)':32} {visible(f'{folder}: {why}')}")
     print(f"{'tasks':>6}  why")
     print(f"{len(runnable):6}  runnable here")
     for why, n in reasons.most_common():
         print(f"{n:6}  {visible(why)}")
-    print(f"import-tasks: {len(fixtures) + len(refused)} task folder(s) in {source} as suite {name}: "
-          f"{len(runnable)} runnable here, {len(fixtures) - len(runnable)} not, {len(refused)} refused"
+    print(f"import-tasks: {len(fixtures) + len(refused) + len(unread)} task folder(s) in {source} as suite {name}: "
+          f"{len(runnable)} runnable here, {len(fixtures) - len(runnable)} not, {len(refused)} refused, "
+          f"{len(unread)} not read"
           f"{'' if args.details else ' (--details names each)'}. {RUNNABLE}", file=sys.stderr)
     if args.write:
         doc = {"canary": CANARY, "suite": name,
