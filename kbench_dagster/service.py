@@ -117,11 +117,11 @@ class RunOutcome:
     stored: dict[str, int] = field(default_factory=dict)
 
 
-def await_server(spec: RunSpec, say: Callable[[str], None] | None = None, left: int | None = None) -> None:
-    """Before a run with work to do (`left` attempts, counted here when not given): wait for its server, saying at
-    once (and then every 10 s, with how long it has lasted) when it does not answer; ServerDown after
-    spec.server_down_stop_s with what the probe saw."""
-    if (left if left is not None else len(plan(spec)) - already_done(spec)) <= 0:
+def await_server(spec: RunSpec, left: int, say: Callable[[str], None] | None = None) -> None:
+    """Before a run with work to do (`left` attempts): wait for its server, saying at once (and then every 10 s, with
+    how long it has lasted) when it does not answer; ServerDown after spec.server_down_stop_s with what the probe
+    saw."""
+    if left <= 0:
         return
     seen = {}
 
@@ -143,7 +143,7 @@ def run_and_store(run: PlannedRun, store: ResultsStore, on_result: Callable[[dic
     """Wait for the server (saying so through `say`) unless no attempt is left, run every attempt without a
     result, then store the run. What finished is stored even when the run stops with an error (the error is raised
     afterwards), so SQL and the board agree with the records; the same call later does the rest."""
-    await_server(run.spec, say, run.left)
+    await_server(run.spec, run.left, say)
     runner = Scheduler(run.spec, run.kind, on_result=on_result, slots=run.slots)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))
     try:
