@@ -1,6 +1,7 @@
 """Harbor / Terminal-Bench task folders as a suite: our own four fold into fixtures; three validate (untouched
 fails, solve.sh passes) and run through the one loop (the scripted oracle passes them, null none), the one whose
-image build fetches a package is skipped with that reason, never scored; nothing an agent leaves in the test or log
+image build fetches a package needs its own image and is skipped while no engine has it, never scored (its build
+and runs: tests/test_harbor_images.py); nothing an agent leaves in the test or log
 folders (a reward of 1, a replaced check, a symlink out of the work folder) reaches the verdict; a broken or unsafe
 folder is refused naming the file."""
 
@@ -11,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from kbench_dagster.cli import main
+from sandbox.containers import task_images
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
+from sandbox.tasks import grading
 from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import prepare_workdir, validate_tasks
 from task_defs import load_suite
@@ -28,6 +31,10 @@ RUNNABLE = {"csv_people_to_json", "repair_backup_script", "tally_log_levels"}
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
+    # no engine answers here, whatever this machine runs: the image task's state is the same on every machine
+    monkeypatch.setenv("KBENCH_DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    grading.image_missing.cache_clear()
 
 
 def copy_ours(tmp_path, name):
@@ -36,13 +43,14 @@ def copy_ours(tmp_path, name):
     return dest
 
 
-def test_our_folders_validate_and_the_network_build_is_skipped_with_its_reason(tmp_path):
+def test_our_folders_validate_and_the_image_task_is_skipped_without_its_image(tmp_path):
     suite = load_suite(OURS)
     assert set(suite.ids) == RUNNABLE | {"pinned_http_client"}
     results = {v.task_id: v for v in validate_tasks(list(suite.tasks), tmp_path / "v", workers=2)}
     assert {t for t, v in results.items() if v.status == "ok"} == RUNNABLE, results
     skipped = results["pinned_http_client"]
-    assert skipped.status == "skipped" and "RUN pip install" in skipped.reason and "network" in skipped.reason
+    assert skipped.status == "skipped" and "its image kbench-env/pinned-http-client:" in skipped.reason
+    assert "no Docker engine answers" in skipped.reason, skipped.reason
     assert all(v.untouched.outcome == "wrong" for t, v in results.items() if t in RUNNABLE)
 
 
@@ -89,14 +97,18 @@ def test_what_an_agent_leaves_in_the_test_and_log_folders_never_counts(tmp_path)
     ("ENV MODE=strict", "ENV MODE=strict"),
     ("COPY service.log /etc/service.log", "outside the work folder"),
     ("ADD https://example.org/data.tgz ./", "fetches from the network"),
-    ("FROM debian AS second", "multi-stage"),
+    ("FROM debian AS second\nCOPY --from=0 /app /app\nWORKDIR /app", "multi-stage"),
 ])
-def test_what_the_sandbox_cannot_build_is_named_and_skipped(tmp_path, line, why):
+def test_what_the_hosts_system_cannot_give_makes_the_tasks_own_image(tmp_path, line, why):
     folder = copy_ours(tmp_path, "tally-log-levels")
+    plain = load_harbor(folder)[1][0][0]
+    assert plain.image is None and plain.workspace.files and plain.mounts["/app"] == "."
     with open(folder / "environment" / "Dockerfile", "a") as fh:
         fh.write(line + "\n")
     [(fx, _)] = load_harbor(folder)[1]
-    assert fx.unavailable and why in fx.unavailable and "Dockerfile line 4" in fx.unavailable, fx.unavailable
+    assert fx.unavailable is None and fx.image.startswith("kbench-env/tally-log-levels:"), (why, fx)
+    # the build lays WORKDIR: the work folder starts as the image left it, and the sessions see it at /app still
+    assert fx.workspace.files == {} and fx.setup is None and fx.mounts["/app"] == "."
 
 
 def test_a_broken_or_unsafe_folder_is_refused_naming_the_file(tmp_path):
@@ -118,8 +130,9 @@ def test_import_tasks_lists_each_task_and_writes_a_suite_file_that_loads_the_sam
     out = tmp_path / "harbor.json"
     assert main(["import-tasks", str(OURS), "--write", str(out), "--details"]) == 0
     said = capsys.readouterr()
-    assert "pinned_http_client               not runnable here: environment/Dockerfile line 2: RUN" in said.out
-    assert "     3  runnable here\n     1  Dockerfile RUN: the build fetches from the network\n" in said.out
+    assert "pinned_http_client               not runnable here: needs its image built (kbench import-tasks --build)"\
+        in said.out
+    assert "     3  runnable here\n     1  needs its image built\n" in said.out
     assert "4 task folder(s)" in said.err and "3 runnable here, 1 not, 0 refused, 0 not read" in said.err
     doc = json.loads(out.read_text())
     assert {t["id"] for t in doc["tasks"]} == {"csv-people-to-json", "pinned-http-client", "repair-backup-script",
@@ -153,8 +166,7 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
     assert main(["import-tasks", str(tmp_path / "src")]) == 0
     said = capsys.readouterr()
     assert "     2  runnable here\n" in said.out
-    assert "     2  Dockerfile ENV: variables of the image, which the sandbox does not set\n" in said.out
-    assert "     1  Dockerfile RUN: the build fetches from the network\n" in said.out
+    assert "     3  needs its image built\n" in said.out  # ENV twice, a RUN that fetches
     assert "     1  refused: task.toml agent.timeout_sec: a positive number of seconds\n" in said.out
     assert "2 runnable here, 3 not, 1 refused, 1 not read" in said.err and "--details names each" in said.err
     assert "     1  a multi-step task (steps/*/instruction.md), which kbench does not run yet\n" in said.out

@@ -1,4 +1,4 @@
-"""`kbench import-tasks DIR [--write F.json] [--details]`: Harbor / Terminal-Bench task folders
+"""`kbench import-tasks DIR [--build] [--write F.json] [--details]`: Harbor / Terminal-Bench task folders
 (task_defs/importers/harbor.py) as a suite. It says how many run here, a table of why the others do not (each task
 on request), and how to validate and run them: `--suite DIR` takes the folders wherever a suite is taken, so
 imported tasks go through the same validate, the one run loop and the same store as ours. `--write` keeps the suite
@@ -12,19 +12,23 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from kbench_dagster.commands import task_envs
 from kbench_dagster.progress import Progress
 from kbench_dagster.terminal import visible
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
 from task_defs.importers.harbor import is_harbor_source, load_harbor, task_folders
 
-RUNNABLE = ("Runnable means the sandbox can lay the task's environment from its Dockerfile and run its verifier "
-            "(tests/test.sh) here; solution/solve.sh is its reference, which `validate` and the oracle run")
+RUNNABLE = ("Runnable means the sandbox can give the task its environment and run its verifier (tests/test.sh) "
+            "here: laid from its Dockerfile on the host's system, or its own image, built from that Dockerfile on the "
+            "docker backend (--build builds them ahead); solution/solve.sh is its reference, which `validate` and "
+            "the oracle run")
 
 
 def _reason(unavailable: str) -> str:
     """Why a task does not run here, as the importer says it (unwrapped from "the docker backend (...)")."""
-    return unavailable.removeprefix("the docker backend (").removesuffix(")")
+    wrapped = unavailable.startswith("the docker backend (") and unavailable.endswith(")")
+    return unavailable[len("the docker backend ("):-1] if wrapped else unavailable
 
 
 def reason_kind(why: str) -> str:
@@ -55,20 +59,28 @@ def cmd_import_tasks(args) -> int:
     refused: list[TaskFileError] = []
     bar = Progress(len(task_folders(source)), "read")
     name, fixtures, _files = load_harbor(source, refused, each=lambda: bar.step(True))
-    runnable = [fx for fx, _ in fixtures if not fx.unavailable]
-    reasons = Counter(reason_kind(fx.unavailable) for fx, _ in fixtures if fx.unavailable)
+    envs = task_envs.states(fixtures, build=args.build)
+
+    def blocked(fx) -> str | None:
+        env = envs.get(fx.task_id)
+        return fx.unavailable or (env.state if env and env.state != task_envs.BUILT else None)
+
+    runnable = [fx for fx, _ in fixtures if not blocked(fx)]
+    reasons = Counter(reason_kind(blocked(fx)) for fx, _ in fixtures if blocked(fx))
     reasons.update(f"refused: {Path(e.path).name} {e.field or ''}: {e.problem}"[:100] for e in refused)
     unread = _unread(source)
     reasons.update(why for _, why in unread)
     if args.details:
         for fx, _ in fixtures:
-            state = f"not runnable here: {_reason(fx.unavailable)}" if fx.unavailable else \
-                f"runnable, seen at {next((k for k, v in fx.mounts.items() if v == '.'), 'its own folder')}"
+            where = next((k for k, v in fx.mounts.items() if v == "."), "its own folder")
+            state = f"not runnable here: {_reason(blocked(fx))}" if blocked(fx) else \
+                f"runnable{' in its own image' if fx.image else ''}, seen at {where}"
             print(f"{fx.task_id:32} {visible(state)}")
         for e in refused:
             print(f"{'(refused)':32} {visible(str(e))}")
         for folder, why in unread:
             print(f"{'(not read)':32} {visible(f'{folder}: {why}')}")
+    task_envs.show_failures(envs)
     print(f"{'tasks':>6}  why")
     print(f"{len(runnable):6}  runnable here")
     for why, n in reasons.most_common():
@@ -82,6 +94,10 @@ def cmd_import_tasks(args) -> int:
                "tasks": [fx.model_dump(exclude_defaults=True) for fx, _ in fixtures]}
         Path(args.write).write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"import-tasks: wrote {args.write} (use it as --suite {args.write})", file=sys.stderr)
+    unbuilt = sum(env.state == task_envs.NOT_BUILT for env in envs.values())
+    if unbuilt:
+        print(f"import-tasks: {unbuilt} task(s) run in their own image, not built yet: `kbench import-tasks {source} "
+              "--build` builds them on the docker backend", file=sys.stderr)
     if refused:
         print(f"import-tasks: a refused folder stops `--suite {source}` until it is fixed or moved away",
               file=sys.stderr)
@@ -98,4 +114,7 @@ def add_import_tasks_parser(sub) -> None:
     s.add_argument("dir", help="a task folder or a folder of them")
     s.add_argument("--write", metavar="F.json", help="also keep the suite as a JSON fixture file")
     s.add_argument("--details", action="store_true", help="each task, runnable or why not, and each refused folder")
+    s.add_argument("--build", action="store_true",
+                   help="build the image of each task whose environment needs its own (the docker backend; our "
+                        "engine is started where none answers); a failed build names its step and last lines")
     s.set_defaults(func=cmd_import_tasks)

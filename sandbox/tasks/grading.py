@@ -50,11 +50,17 @@ def missing_requirements(task: Task) -> list[str]:
 @functools.lru_cache(maxsize=64)
 def image_missing(name: str) -> str | None:
     """Why a task's image cannot be had here (no engine, or the engine lacks it), once per process."""
-    from sandbox.containers import engine
+    from sandbox.containers import engine, task_images
 
+    failed = task_images.failure(name)
+    if failed:
+        said = task_images.last_line(failed["tail"])[:200]
+        return f"its image {name} (the build failed at {failed['step'][:160]}: {said})"
     try:
         engine.require_image(name)
     except engine.EngineUnavailable as e:
+        if name.startswith(task_images.REPOSITORY + "/") and "has no image" in str(e):
+            return f"its image {name} (not built: `kbench import-tasks --build DIR` builds it from its Dockerfile)"
         return f"its image {name}: {e}"
     return None
 

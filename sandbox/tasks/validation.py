@@ -45,6 +45,11 @@ def _run_script(task: Task, script: Path, workdir: Path, cfg: IsolationConfig | 
 def prepare_workdir(task: Task, workdir: Path, cfg: IsolationConfig | None = None) -> Path:
     """A fresh work folder holding the task's setup files, as the agent first sees it."""
     workdir = fresh_dir(workdir)
+    at = next((inside for inside, rel in task.mounts.items() if rel == "."), None)
+    if task.image and at:  # what the task's image holds where its sessions see the work folder
+        from sandbox.containers.task_images import workdir_snapshot
+
+        copy_tree_into(workdir_snapshot(task.image, at), workdir)
     copy_tree_into(task.setup_dir, workdir)
     if task.setup_script.is_file():
         _run_script(task, task.setup_script, workdir, cfg, "setup")

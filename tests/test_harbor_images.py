@@ -1,0 +1,91 @@
+"""Harbor tasks whose environment is their own image, built from the task's Dockerfile on the docker backend
+(make test-integration; marker docker): `kbench import-tasks --build` builds each one once (a local stand-in for
+ubuntu, debian and python, a RUN step reaching Debian's mirror or PyPI as the machine does), names a failed build's
+step and output, and reuses a built one; the image's ENV, its packages, its files outside WORKDIR and what the build
+left in WORKDIR (a binary file byte for byte) are the task's environment for the reference, the agent and the
+verifier alike; a task whose build failed is skipped with that reason, never scored."""
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from kbench_dagster.cli import main
+from sandbox.containers import engine, task_images
+from sandbox.engine.conditions import select_conditions
+from sandbox.engine.scheduler import Scheduler
+from sandbox.engine.spec import RunSpec
+from sandbox.servers.scripted import ScriptedServer
+from sandbox.tasks.validation import validate_tasks
+from task_defs import load_suite
+
+pytestmark = pytest.mark.docker
+DATA = Path(__file__).parent / "data"
+IMAGES = DATA / "harbor_images"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Our image tasks and the python one beside them, with caches of their own for the module (a failed build's
+    record, the WORKDIR snapshots, the task folders)."""
+    root = tmp_path_factory.mktemp("harbor")
+    shutil.copytree(IMAGES, root / "src")
+    shutil.copytree(DATA / "harbor_tasks" / "pinned-http-client", root / "src" / "pinned-http-client")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KBENCH_FIXTURE_CACHE", str(root / "fixtures"))
+        mp.setenv(task_images.CACHE_ENV, str(root / "env-images"))
+        yield root / "src"
+
+
+def test_import_tasks_builds_each_image_names_a_failed_step_and_reuses_what_it_built(built, capsys):
+    assert main(["import-tasks", str(built), "--build", "--details"]) == 0
+    said = capsys.readouterr()
+    assert "image_inventory                  runnable in its own image, seen at /srv/shop" in said.out
+    assert "pinned_http_client               runnable in its own image, seen at /app" in said.out
+    assert "broken_build                     not runnable here: its image's build failed" in said.out
+    assert "build failed: broken_build at Step 4/4 : RUN" in said.err
+    assert "widget.c:3: error: expected ';' before 'return'" in said.err  # the step's own output, not only its exit
+    assert "2 runnable here, 1 not" in said.err
+
+    started = time.monotonic()
+    assert main(["import-tasks", str(built), "--build"]) == 0
+    assert time.monotonic() - started < 60  # the built images are reused: only the failed one is tried again
+    assert "     2  runnable here\n     1  its image's build failed\n" in capsys.readouterr().out
+
+
+def test_the_images_environment_is_the_tasks_for_the_reference_and_the_verifier(built, tmp_path):
+    suite = load_suite(built)
+    results = {v.task_id: v for v in validate_tasks(list(suite.tasks), tmp_path / "v", workers=2)}
+    for task in ("image_inventory", "pinned_http_client"):
+        assert results[task].status == "ok", results[task]
+        assert results[task].untouched.outcome == "wrong" and results[task].reference.outcome == "pass"
+    broken = results["broken_build"]
+    assert broken.status == "skipped" and "the build failed at Step 4/4" in broken.reason, broken.reason
+
+
+def test_the_run_loop_gives_an_agent_the_image_and_grades_in_a_fresh_container_of_it(built, tmp_path):
+    suite = load_suite(built)
+    for persona, want in (("oracle", "pass"), ("null", "wrong")):
+        got = []
+        with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
+            spec = RunSpec(run_id=persona, model=srv.model_id, conds=select_conditions("base"),
+                           tasks=list(suite.tasks), url=srv.url, agent="builtin", runs_root=tmp_path / "runs",
+                           work_root=tmp_path / "work", workers=2, timeout_s=120, keep_work=True)
+            Scheduler(spec, suite, on_result=got.append).run()
+        outcomes = {r["task"]: r["outcome"] for r in got}
+        assert outcomes == {"image_inventory": want, "pinned_http_client": want, "broken_build": "skipped"}, got
+        assert not any(r["infra"] for r in got)
+    # the work folder started as the image left WORKDIR: the build's own file and the binary one are in it
+    [work] = [p for p in (tmp_path / "work").rglob("count.txt")][:1]
+    assert work.read_text().strip() == "3"
+
+
+def test_a_changed_build_context_makes_a_new_image_and_an_unchanged_one_the_same(tmp_path):
+    folder = shutil.copytree(IMAGES / "image-inventory", tmp_path / "image-inventory")
+    first = task_images.recipe(folder / "environment", "image-inventory")
+    assert task_images.recipe(folder / "environment", "image-inventory").name == first.name
+    (folder / "environment" / "prices.json").write_text('{"A1": 3, "B2": 4, "C3": 10}\n')
+    assert task_images.recipe(folder / "environment", "image-inventory").name != first.name
+    assert any(s.startswith("ubuntu:24.04 -> kbench-env-base:") for s in first.stand_ins)
+    assert engine.client(timeout=10)  # the engine these tests used answers still
