@@ -19,7 +19,7 @@ from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.tasks import grading
 from sandbox.tasks.grading import grade
-from sandbox.tasks.validation import prepare_workdir, validate_tasks
+from sandbox.tasks.validation import apply_reference, prepare_workdir, validate_tasks
 from task_defs import load_suite
 from task_defs.errors import TaskFileError
 from task_defs.importers.harbor import LOGS, TESTS, load_harbor
@@ -178,3 +178,21 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
     assert main(["import-tasks", str(only_network)]) == 1  # nothing runnable: the command says so in its status
     assert "     0  runnable here" in capsys.readouterr().out
 
+
+
+@pytest.mark.parametrize("performance, outcome", [(0, "wrong"), (1, "pass")])
+def test_a_reward_of_several_dimensions_names_each_and_passes_only_when_all_are_met(tmp_path, performance, outcome):
+    """Harbor's multi-reward verifiers write {"correctness": ..., "performance": ...} to reward.json: the verdict's
+    evidence names each dimension with its value, and a pass needs every one at its maximum."""
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    (folder / "tests" / "test.sh").write_text(
+        "#!/bin/bash\nc=0\npython3 /tests/check_levels.py && c=1\n"
+        f'echo "{{\\"correctness\\": $c, \\"performance\\": {performance}}}" > /logs/verifier/reward.json\n')
+    task = load_suite(folder.parent).get("tally_log_levels")
+    work = prepare_workdir(task, tmp_path / "w")
+    apply_reference(task, work)
+    g = grade(task, work, output_path=tmp_path / "out.txt")
+    said = (tmp_path / "out.txt").read_text()
+    assert g.outcome == outcome, (g, said)
+    if outcome == "wrong":  # a failed case keeps the command's output: both dimensions, each with its value
+        assert "reward correctness=1 performance=0" in said, said
