@@ -44,7 +44,8 @@ def make_tasks(root: Path, n: int, with_env: bool) -> Path:
         (t / "tests" / "test.sh").write_text(
             "#!/bin/bash\n[ \"$(cat /app/answer.txt)\" = \"$(( $(cat /app/seed.txt) * 2 ))\" ] "
             "&& echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n")
-        (t / "solution" / "solve.sh").write_text("#!/bin/bash\necho $(( $(cat /app/seed.txt) * 2 )) > /app/answer.txt\n")
+        (t / "solution" / "solve.sh").write_text(
+            "#!/bin/bash\necho $(( $(cat /app/seed.txt) * 2 )) > /app/answer.txt\n")
     return root
 
 

@@ -68,6 +68,10 @@ class Task(BaseModel):
     # its system, with the task's files in the work folder as always. It must be in the local engine (no registry
     # is reached) and give bash and /usr/bin/python3, which the judge runs on.
     image: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9._/-]*(:[A-Za-z0-9._-]+)?$")
+    # Pinned Python packages the hidden test's commands get in place of the judge's own pytest (a Harbor verifier's
+    # `uvx --with pytest==8.4.1 ...`): installed by the judge once per set, never by the test
+    # (sandbox/judge/verifier_env.py)
+    verifier_requires: list[str] = Field(default_factory=list)
 
     _folder: Path | None = PrivateAttr(default=None)
 

@@ -196,3 +196,25 @@ def test_a_reward_of_several_dimensions_names_each_and_passes_only_when_all_are_
     assert g.outcome == outcome, (g, said)
     if outcome == "wrong":  # a failed case keeps the command's output: both dimensions, each with its value
         assert "reward correctness=1 performance=0" in said, said
+
+
+def test_a_verifier_that_fetches_uv_and_pinned_pytest_runs_on_the_judges_pinned_tools(tmp_path):
+    """The public verifiers' usual start (apt-get curl, astral's uv installer, `uvx --with pytest==8.4.1 --with
+    pytest-json-ctrf==0.3.5 pytest --ctrf ...`): the bootstrap lines become no-ops, the pins are the judge's to
+    install (once per set, from PyPI), and the task validates: untouched wrong, solve.sh passes, the report plugin
+    wrote its file."""
+    source = Path(__file__).parent / "data" / "harbor_pytest"
+    [(fx, _)] = load_harbor(source)[1]
+    assert fx.unavailable is None and fx.verifier_requires == ["pytest==8.4.1", "pytest-json-ctrf==0.3.5"]
+    script = fx.verification.files[f"{TESTS}/test.sh"]
+    assert "curl -LsSf" in script and all(line.startswith(": # kbench:") for line in script.splitlines()[2:6])
+    suite = load_suite(source)
+    task = suite.get("top_words")
+    assert task.verifier_requires == fx.verifier_requires
+    [v] = validate_tasks([task], tmp_path / "v", workers=1)
+    assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v
+    work = prepare_workdir(task, tmp_path / "w")
+    apply_reference(task, work)
+    assert grade(task, work).outcome == "pass"
+    report = json.loads((work / LOGS / "verifier" / "ctrf.json").read_text())
+    assert report["results"]["summary"]["passed"] == 2

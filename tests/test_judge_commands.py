@@ -165,7 +165,7 @@ def test_without_the_judges_pytest_a_pytest_task_says_so(tmp_path, monkeypatch):
     (folder / "tests" / "test.sh").write_text("pytest /tests/test_outputs.py; echo $? > /logs/verifier/reward.txt\n")
     [(fx, _)] = load_harbor(folder)[1]
     assert "runs pytest" in fx.unavailable and "judge" in fx.unavailable
-    (folder / "tests" / "test.sh").write_text("pip install pytest\n")
+    (folder / "tests" / "test.sh").write_text("pip install -r /tests/requirements.txt\n")
     [(fx, _)] = load_harbor(folder)[1]
     assert "fetches from the network" in fx.unavailable
 

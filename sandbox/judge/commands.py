@@ -33,7 +33,8 @@ JUDGE_PATH = SYSTEM_PATH
 ENV_VAR = "KBENCH_COMMAND_ENV"
 PYTEST = "pytest"
 SITE = Path(__file__).with_name("verifier_site.py")
-PYTEST_SHIM = '#!/bin/sh\nexec python3 -m pytest "$@"\n'
+# a tools folder's pytest plugins, one module a line, for PYTEST_PLUGINS (verifier_env.py writes it)
+PLUGINS = "pytest-plugins.txt"
 
 
 def _closure(name: str) -> list[metadata.Distribution]:
@@ -82,8 +83,11 @@ def _copy_dist(dist: metadata.Distribution, into: Path) -> None:
 @functools.lru_cache(maxsize=1)
 def tools_folder() -> Path:
     """The judge's tools folder, made once per content (the sitecustomize and the pytest versions) and kept."""
+    from sandbox.judge.verifier_env import shims  # that module builds on this one: imported when first needed
+
     dists = _closure(PYTEST) if pytest_version() else []
-    h = hashlib.sha256(SITE.read_bytes() + PYTEST_SHIM.encode())
+    bins = shims()
+    h = hashlib.sha256(SITE.read_bytes() + json.dumps(bins, sort_keys=True).encode())
     for dist in dists:
         h.update(f"{dist.metadata['Name']}=={dist.version};".encode())
     root = _cache_root() / h.hexdigest()[:16]
@@ -95,8 +99,8 @@ def tools_folder() -> Path:
         shutil.copyfile(SITE, tmp / "sitecustomize.py")
         if dists:
             (tmp / "bin").mkdir()
-            for name in ("pytest", "py.test"):
-                (tmp / "bin" / name).write_text(PYTEST_SHIM, encoding="utf-8")
+            for name, text in bins.items():
+                (tmp / "bin" / name).write_text(text, encoding="utf-8")
             for dist in dists:
                 _copy_dist(dist, tmp)
         # the grader's own: readable by the sandbox's uid, writable by none of it
@@ -118,11 +122,18 @@ def command_env(tools: Path) -> dict[str, str]:
     """What a verification command's environment holds over the sandbox's own (HOME, TMPDIR, the locale)."""
     bin_dir = tools / "bin"
     path = f"{bin_dir}:{JUDGE_PATH}" if bin_dir.is_dir() else JUDGE_PATH
-    return {"PATH": path, "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONPATH": str(tools), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    env = {"PATH": path, "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": str(tools), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    plugins = (tools / PLUGINS).read_text(encoding="utf-8").split() if (tools / PLUGINS).is_file() else []
+    if plugins:  # named rather than found: a `python3 -m pytest` gets them as the pytest shim's -p does
+        env["PYTEST_PLUGINS"] = ",".join(plugins)
+    return env
 
 
-def session_env() -> tuple[dict[str, str], Path]:
-    """The variable the grader sets in a hidden test's sandbox, and the folder to bind read-only there."""
-    tools = tools_folder()
+def session_env(requirements: tuple[str, ...] = ()) -> tuple[dict[str, str], Path]:
+    """The variable the grader sets in a hidden test's sandbox, and the folder to bind read-only there: the judge's
+    own pytest, or the pinned packages a task's verifier asks for (verifier_env.py)."""
+    from sandbox.judge.verifier_env import tools_for
+
+    tools = tools_for(requirements) if requirements else tools_folder()
     return {ENV_VAR: json.dumps(command_env(tools))}, tools

@@ -109,15 +109,17 @@ def _parse(result: SessionResult, nonce: str) -> tuple[Outcome, str]:
 
 def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits: Limits,
                     cfg: IsolationConfig | None, output_path: Path | None, log_path: Path | None,
-                    label: str, nonce: str | None = None) -> tuple[Outcome, str, SessionResult]:
+                    label: str, nonce: str | None = None,
+                    requirements: tuple[str, ...] = ()) -> tuple[Outcome, str, SessionResult]:
     """Run a hidden test (a kbtest file among `files`) against `workdir`: its outcome, the detail, the session.
     `nonce`: the caller's own, when it reads more of the judge's nonce'd lines than the outcome (capability's
-    per-case scores, sandbox/judge/kbtest_lines.py); a fresh one otherwise."""
+    per-case scores, sandbox/judge/kbtest_lines.py); a fresh one otherwise. `requirements`: the pinned packages
+    the test's commands get instead of the judge's own pytest (a Harbor verifier's, sandbox/judge/verifier_env.py)."""
     # A fresh copy holding nothing but kbtest.py, owned by the grader and bound read-only: nothing in it can change.
     harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
     # what a command the test starts runs with: the system's PATH, isolated Pythons, the judge's own pytest (a
     # folder of the grader's, read-only here and never in an agent's session)
-    command_env, tools = commands.session_env()
+    command_env, tools = commands.session_env(requirements)
     try:
         nonce = nonce or secrets.token_hex(16)
         result = run_session(
@@ -161,5 +163,6 @@ def grade(
     limits = (limits or TEST_LIMITS).with_(timeout_s=float(timeout_s or task.test_timeout))
     outcome, detail, result = run_hidden_test(*test_bundle(task), workdir, limits=limits,
                                               cfg=task_isolation(task, cfg), output_path=output_path,
-                                              log_path=log_path, label=f"test:{task.id}")
+                                              log_path=log_path, label=f"test:{task.id}",
+                                              requirements=tuple(task.verifier_requires))
     return Grade(outcome, detail, result.duration_s, result)

@@ -74,7 +74,8 @@ class HostEnvironment:
         dockerfile = self.context / "Dockerfile"
         compose = [p.name for p in self.context.glob("docker-compose.y*ml")]
         if compose:
-            self.unavailable = f"environment/{compose[0]}: services beside the task's container"
+            self.unavailable = (f"environment/{compose[0]}: Docker Compose services beside the task's container, "
+                                "which kbench does not start (one container a session)")
         elif dockerfile.is_file():
             for line, word, args in instructions(dockerfile):
                 why = self._step(word, args)
