@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 import tomllib
 from pathlib import Path
 from typing import TypeVar
@@ -133,13 +134,28 @@ def load_suite(root: Path | str = "kbench") -> Suite:
     root = suite_root(root) if isinstance(root, str) and "/" not in root else Path(root)
     if root.suffix == ".jsonl":
         raise TaskFileError(root, None, f"a SWE-style dataset is read by `kbench swe`, never as a suite: {TRUST_HINT}")
-    if is_harbor_source(root) or is_fixture_source(root):
-        name, fixtures, files = load_harbor(root) if is_harbor_source(root) else load_fixtures(root)
+    if is_harbor_source(root):
+        name, fixtures, files = _harbor_suite(root)
+        return _load_folder(materialize(name, fixtures, files), name)
+    if is_fixture_source(root):
+        name, fixtures, files = load_fixtures(root)
         folder = materialize(name, fixtures, files)
         return _load_folder(folder, name)
     if not root.is_dir():
         raise TaskFileError(root, None, "suite folder does not exist")
     return _load_folder(root, root.name)
+
+
+def _harbor_suite(root: Path):
+    """A folder of Harbor tasks: a broken folder is named on stderr and left out, the others load (a dataset of
+    thousands is not held back by one); with none left, the first refusal is the error."""
+    refused: list[TaskFileError] = []
+    name, fixtures, files = load_harbor(root, refused)
+    if refused and not fixtures:
+        raise refused[0]
+    for err in refused:
+        sys.stderr.write(f"warning: left out of suite {name}: {err}\n")
+    return name, fixtures, files
 
 
 def _load_folder(root: Path, name: str) -> Suite:

@@ -218,3 +218,49 @@ def test_a_verifier_that_fetches_uv_and_pinned_pytest_runs_on_the_judges_pinned_
     assert grade(task, work).outcome == "pass"
     report = json.loads((work / LOGS / "verifier" / "ctrf.json").read_text())
     assert report["results"]["summary"]["passed"] == 2
+
+
+def test_task_toml_settings_harbor_gives_a_task_reach_its_verifier_and_image(tmp_path):
+    """[verifier] timeout_sec and env reach test.sh; [environment.env] is the image's (the task gets its own);
+    an ENTRYPOINT or MCP servers, which kbench does not start, make the task unavailable saying so."""
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    toml = folder / "task.toml"
+    base = 'version = "1.0"\n\n[agent]\ntimeout_sec = 300.0\n'
+    toml.write_text(base + '\n[verifier]\ntimeout_sec = 45.0\n\n[verifier.env]\nLEVELS_STRICT = "yes"\n')
+    (folder / "tests" / "test.sh").write_text(
+        '#!/bin/bash\n[ "$LEVELS_STRICT" = yes ] && python3 /tests/check_levels.py '
+        "&& echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n")
+    task = load_suite(folder.parent).get("tally_log_levels")
+    assert task.test_timeout == 45 and task.image is None
+    [v] = validate_tasks([task], tmp_path / "v", workers=1)
+    assert v.status == "ok" and v.reference.outcome == "pass", v  # the variable reached test.sh
+
+    toml.write_text(base + '\n[environment.env]\nLEVELS_REGION = "eu"\n')
+    [(fx, _)] = load_harbor(folder)[1]
+    assert fx.image and fx.unavailable is None
+    from task_defs.importers.harbor import image_recipe
+    assert image_recipe(folder, fx.id).dockerfile.endswith('ENV LEVELS_REGION="eu"\n')
+
+    toml.write_text(base + '\n[environment]\nmcp_servers = [{name = "files", command = "srv"}]\n')
+    assert "MCP servers" in load_harbor(folder)[1][0][0].unavailable
+    toml.write_text(base)
+    with open(folder / "environment" / "Dockerfile", "a") as fh:
+        fh.write('ENTRYPOINT ["/usr/local/bin/start-services"]\n')
+    assert "ENTRYPOINT" in load_harbor(folder)[1][0][0].unavailable
+    toml.write_text(base + '\n[verifier.env]\n"bad name" = 1\n')
+    with pytest.raises(TaskFileError, match="verifier.env"):
+        load_harbor(folder)
+
+
+def test_a_suite_of_harbor_folders_leaves_a_broken_one_out_saying_so(tmp_path, capsys):
+    for name in ("tally-log-levels", "csv-people-to-json"):
+        copy_ours(tmp_path, name)
+    (copy_ours(tmp_path, "repair-backup-script") / "task.toml").write_text("[agent]\ntimeout_sec = -3\n")
+    suite = load_suite(tmp_path / "src")
+    assert set(suite.ids) == {"tally_log_levels", "csv_people_to_json"}
+    err = capsys.readouterr().err
+    assert "left out of suite src" in err and "agent.timeout_sec" in err
+    shutil.rmtree(tmp_path / "src" / "tally-log-levels")
+    shutil.rmtree(tmp_path / "src" / "csv-people-to-json")
+    with pytest.raises(TaskFileError, match="agent.timeout_sec"):  # nothing left: the refusal is the error
+        load_suite(tmp_path / "src")

@@ -99,7 +99,7 @@ def cmd_import_tasks(args) -> int:
         print(f"import-tasks: {unbuilt} task(s) run in their own image, not built yet: `kbench import-tasks {source} "
               "--build` builds them on the docker backend", file=sys.stderr)
     if refused:
-        print(f"import-tasks: a refused folder stops `--suite {source}` until it is fixed or moved away",
+        print(f"import-tasks: `--suite {source}` leaves the refused folders out, saying so, until they are fixed",
               file=sys.stderr)
     print(f"next: kbench --suite {source} validate; kbench --suite {source} run --model M --url URL ...",
           file=sys.stderr)

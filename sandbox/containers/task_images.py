@@ -122,10 +122,12 @@ def _context_files(context: Path) -> list[Path]:
     return files
 
 
-def recipe(context: Path, task: str) -> Recipe:
-    """What building `context` (a folder with a Dockerfile) makes, and its name; no engine needed."""
+def recipe(context: Path, task: str, env: dict[str, str] | None = None) -> Recipe:
+    """What building `context` (a folder with a Dockerfile) makes, and its name; no engine needed. `env`: variables
+    the image sets besides its Dockerfile's (Harbor's [environment.env]), last, so they win."""
     context = Path(context)
     text, replaced = _rewrite((context / "Dockerfile").read_text(encoding="utf-8"))
+    text += "".join(f"ENV {k}={json.dumps(v)}\n" for k, v in (env or {}).items())
     h = hashlib.sha256(text.encode())
     for p in _context_files(context):
         h.update(p.relative_to(context).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")

@@ -16,7 +16,7 @@ from task_defs.models import mount_problem
 FETCHERS = {"apt", "apt-get", "apk", "yum", "dnf", "zypper", "pacman", "pip", "pip3", "uv", "uvx", "pipx", "npm",
             "npx", "yarn", "pnpm", "curl", "wget", "conda", "mamba", "micromamba", "gem", "cargo", "go", "rustup",
             "add-apt-repository"}
-IGNORED = {"LABEL", "ARG", "EXPOSE", "CMD", "ENTRYPOINT", "USER", "SHELL", "HEALTHCHECK", "STOPSIGNAL", "VOLUME",
+IGNORED = {"LABEL", "ARG", "EXPOSE", "CMD", "USER", "SHELL", "HEALTHCHECK", "STOPSIGNAL", "VOLUME",
            "MAINTAINER", "ONBUILD"}
 
 
