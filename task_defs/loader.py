@@ -85,6 +85,9 @@ def _check_files(task: Task, toml_path: Path) -> None:
         raise TaskFileError(toml_path, "test", f"hidden test {task.test!r} does not exist")
     if not task.solution_dir.is_dir():
         raise TaskFileError(toml_path, None, "missing solution/ folder (the reference)")
+    for i, step in enumerate(task.steps):
+        if not (task.step_dir(i) / task.test).is_file():
+            raise TaskFileError(toml_path, f"steps.{step.name}", f"missing steps/{step.name}/{task.test}, its test")
     for name in task.no_canary:
         if not (task.folder / name).is_file():
             raise TaskFileError(toml_path, "no_canary", f"{name!r} is not a file of the task")

@@ -40,6 +40,19 @@ def mount_problem(inside: str) -> str | None:
     return None
 
 
+class Step(BaseModel):
+    """One step of a task graded step by step (a Harbor multi-step task): its prompt is the task's prompt of the
+    same place; its folder, steps/<name>/, holds upload/ and setup.sh (laid over the work folder and run before its
+    session), tests/test_task.py (its own hidden test, run right after its session) and solution/ (its
+    reference)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    min_reward: float | None = Field(default=None, ge=0, le=1)  # below it, the later steps are not run
+    test_timeout: int | None = Field(default=None, gt=0, le=600)
+
+
 class Task(BaseModel):
     """One task: a prompt (or a chain of prompts), its files, and how it is graded."""
 
@@ -72,6 +85,8 @@ class Task(BaseModel):
     # `uvx --with pytest==8.4.1 ...`): installed by the judge once per set, never by the test
     # (sandbox/judge/verifier_env.py)
     verifier_requires: list[str] = Field(default_factory=list)
+    # Graded step by step (one Step a prompt, each with its own hidden test); a pass needs every step's
+    steps: list[Step] = Field(default_factory=list)
 
     _folder: Path | None = PrivateAttr(default=None)
 
@@ -114,6 +129,10 @@ class Task(BaseModel):
             raise ValueError("'prompt' must not be empty")
         if self.prompts is not None and self.category != "chain":
             raise ValueError("only chain tasks have several 'prompts'")
+        if self.steps and (self.prompts is None or len(self.prompts) != len(self.steps)):
+            raise ValueError("a task graded step by step has one prompt a step in 'prompts'")
+        if len({s.name for s in self.steps}) != len(self.steps):
+            raise ValueError("its steps have names of their own")
         if (self.category in ("terminal", "chain")) != (self.tier == "terminal"):
             raise ValueError("terminal and chain tasks, and only they, have tier 'terminal'")
         return self
@@ -149,6 +168,9 @@ class Task(BaseModel):
     def alternative_dirs(self) -> list[Path]:
         """Correct solutions other than the reference, which the hidden test must pass (alternatives/<name>/)."""
         return _variant_dirs(self.folder / "alternatives")
+
+    def step_dir(self, i: int) -> Path:
+        return self.folder / "steps" / self.steps[i].name
 
     @property
     def test_dir(self) -> Path:

@@ -16,6 +16,7 @@ from sandbox.containers import engine, task_images
 from sandbox.engine.conditions import select_conditions
 from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
+from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.tasks.validation import validate_tasks
 from task_defs import load_suite
@@ -89,3 +90,20 @@ def test_a_changed_build_context_makes_a_new_image_and_an_unchanged_one_the_same
     assert task_images.recipe(folder / "environment", "image-inventory").name != first.name
     assert any(s.startswith("ubuntu:24.04 -> kbench-env-base:") for s in first.stand_ins)
     assert engine.client(timeout=10)  # the engine these tests used answers still
+
+
+def test_a_multi_step_task_runs_step_by_step_on_the_docker_backend(tmp_path, monkeypatch):
+    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "fixtures"))
+    suite = load_suite(DATA / "harbor_steps")
+    for persona, want in (("oracle", "pass"), ("null", "wrong")):
+        got = []
+        with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
+            spec = RunSpec(run_id=persona, model=srv.model_id, conds=select_conditions("base"),
+                           tasks=list(suite.tasks), url=srv.url, agent="pi", runs_root=tmp_path / "runs",
+                           work_root=tmp_path / "work", workers=1, timeout_s=120,
+                           isolation=IsolationConfig(mode="docker"))
+            Scheduler(spec, suite, on_result=got.append).run()
+        [r] = got
+        assert r["outcome"] == want and not r["infra"], r
+        assert r["detail"].startswith("steps: count pass (reward 1), by-kind pass" if want == "pass" else
+                                      "steps: count wrong (reward 0), by-kind not run"), r

@@ -156,9 +156,11 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
     for name in ("tally-log-levels", "csv-people-to-json", "pinned-http-client"):
         copy_ours(tmp_path, name)
     (copy_ours(tmp_path, "repair-backup-script") / "task.toml").write_text("[agent]\ntimeout_sec = -3\n")
-    steps = shutil.copytree(OURS / "csv-people-to-json", tmp_path / "src" / "in-steps")  # multi-step: its one step
+    steps = shutil.copytree(OURS / "csv-people-to-json", tmp_path / "src" / "in-steps")  # multi-step, no [[steps]]
     (steps / "steps" / "one").mkdir(parents=True)
     (steps / "instruction.md").rename(steps / "steps" / "one" / "instruction.md")
+    (tmp_path / "src" / "bare").mkdir()
+    (tmp_path / "src" / "bare" / "task.toml").write_text('version = "1.0"\n')  # no instruction anywhere
     for n, line in enumerate(["ENV DEBIAN_FRONTEND=noninteractive", "ENV LANG=C.UTF-8"]):
         env = shutil.copytree(OURS / "tally-log-levels", tmp_path / "src" / f"env-{n}")
         dockerfile = env / "environment" / "Dockerfile"
@@ -168,8 +170,10 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
     assert "     2  runnable here\n" in said.out
     assert "     3  needs its image built\n" in said.out  # ENV twice, a RUN that fetches
     assert "     1  refused: task.toml agent.timeout_sec: a positive number of seconds\n" in said.out
-    assert "2 runnable here, 3 not, 1 refused, 1 not read" in said.err and "--details names each" in said.err
-    assert "     1  a multi-step task (steps/*/instruction.md), which kbench does not run yet\n" in said.out
+    assert "2 runnable here, 3 not, 2 refused, 1 not read" in said.err and "--details names each" in said.err
+    assert "     1  refused: task.toml steps: a multi-step task lists its steps as [[steps]] tables, in order\n" \
+        in said.out
+    assert "     1  a task.toml without instruction.md (nor steps/*/instruction.md)\n" in said.out
     assert main(["import-tasks", str(tmp_path / "src"), "--details"]) == 0
     assert "task.toml: field 'agent.timeout_sec'" in capsys.readouterr().out
 

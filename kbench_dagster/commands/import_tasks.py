@@ -17,7 +17,7 @@ from kbench_dagster.progress import Progress
 from kbench_dagster.terminal import visible
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
-from task_defs.importers.harbor import is_harbor_source, load_harbor, task_folders
+from task_defs.importers.harbor import is_harbor_source, is_multi_step, load_harbor, task_folders
 
 RUNNABLE = ("Runnable means the sandbox can give the task its environment and run its verifier (tests/test.sh) "
             "here: laid from its Dockerfile on the host's system, or its own image, built from that Dockerfile on the "
@@ -43,12 +43,10 @@ def reason_kind(why: str) -> str:
 
 
 def _unread(source: Path) -> list[tuple[Path, str]]:
-    """Folders with a task.toml that the importer does not read as a task, and why: a multi-step task (its
-    instructions under steps/) is not run here yet."""
+    """Folders with a task.toml that the importer does not read as a task, and why."""
     folders = [source] if (source / "task.toml").is_file() else sorted(p.parent for p in source.glob("*/task.toml"))
-    return [(f, "a multi-step task (steps/*/instruction.md), which kbench does not run yet"
-             if any(f.glob("steps/*/instruction.md")) else "a task.toml without instruction.md")
-            for f in folders if not (f / "instruction.md").is_file()]
+    return [(f, "a task.toml without instruction.md (nor steps/*/instruction.md)")
+            for f in folders if not (f / "instruction.md").is_file() and not is_multi_step(f)]
 
 
 def cmd_import_tasks(args) -> int:

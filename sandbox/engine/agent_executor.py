@@ -87,7 +87,14 @@ class AgentExecutor:
         limits = self.spec.limits.with_(timeout_s=self.kind.timeout_s(a.task, self.spec.timeout_s),
                                         max_turns=getattr(a.task, "max_steps", None))
         isolation = self.kind.session_isolation(a.task, self.spec.isolation)
+        # kinds with steps lay each step before its session and grade it right after (sandbox/tasks/steps.py)
+        pre, post = getattr(self.kind, "before_session", None), getattr(self.kind, "after_session", None)
         for i, prompt in enumerate(self.kind.prompts(a.task)):
+            if pre:
+                try:
+                    pre(a.task, i, workdir, self.spec.isolation)
+                except PrepareError as exc:
+                    return f"task setup failed: {exc}"
             down = self.server.wait(stages)
             if down:
                 return down
@@ -102,7 +109,9 @@ class AgentExecutor:
             st.stats.add(stats)
             if stats.infra_error:
                 return stats.infra_error
-            if stats.stop_reason == "timeout":
+            go_on = post(a.task, i, workdir, self.spec.isolation, st.box.tests_path.parent, self.log_path) \
+                if post else True
+            if stats.stop_reason == "timeout" or not go_on:
                 break
         st.changes = changed_files(before, fingerprint(workdir))  # before the hidden test writes files of its own
         return None

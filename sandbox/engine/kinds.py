@@ -22,6 +22,7 @@ from sandbox.engine.agent_rows import agent_task_rows
 from sandbox.engine.registry import KindCard
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.session import SessionResult
+from sandbox.tasks import steps
 from sandbox.tasks.grading import grade, missing_requirements, task_isolation
 from sandbox.tasks.validation import prepare_workdir
 from task_defs.loader import load_suite
@@ -128,8 +129,27 @@ class AgentTasks:
     def timeout_s(self, unit: Task, run_timeout_s: float) -> float:
         return min(run_timeout_s, unit.agent_timeout)
 
+    def before_session(self, unit: Task, i: int, workdir: Path, cfg: IsolationConfig) -> None:
+        if unit.steps:
+            steps.lay_step(unit, i, workdir, cfg)
+
+    def after_session(self, unit: Task, i: int, workdir: Path, cfg: IsolationConfig, record: Path,
+                      log_path: Path | None) -> bool:
+        """A task graded step by step grades step i now, keeping the grade in the record folder; False: stop."""
+        if not unit.steps:
+            return True
+        g = steps.grade_step(unit, i, workdir, output_path=record / f"tests.step-{i + 1}.txt", cfg=cfg,
+                             log_path=log_path)
+        steps.record(record, g, first=i == 0)
+        return not steps.stops_after(unit, i, g)
+
     def grade(self, unit: Task, workdir: Path, output_path: Path, cfg: IsolationConfig,
               log_path: Path | None) -> Verdict:
+        if unit.steps:  # each step was graded right after its session: the verdict is theirs together
+            grades = steps.recorded(output_path.parent)
+            outcome, detail = steps.verdict(unit, grades)
+            output_path.write_text(detail + "\n", encoding="utf-8")
+            return Verdict(outcome, detail, sum(g.duration_s for g in grades))
         g = grade(unit, workdir, output_path=output_path, cfg=cfg, log_path=log_path)
         return Verdict(g.outcome, g.detail, g.duration_s, g.session)
 

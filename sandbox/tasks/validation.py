@@ -158,9 +158,15 @@ def grade_variant(task: Task, kind: str, folder: Path | None, base: Path, cfg, t
     name = folder.name if folder is not None and kind in ("mutant", "alternative") else kind
     label = name if kind in ("untouched", "reference") else f"{kind}-{name}"
     workdir = prepare_workdir(task, base / label, cfg)
+    out = base / f"{label}.tests.txt"
+    if task.steps:  # graded step by step: the first step untouched, or every step with its own solution
+        from sandbox.tasks import steps
+
+        g = (steps.grade_reference if folder is not None else steps.grade_untouched)(task, workdir, out, cfg,
+                                                                                     test_limits)
+        return Variant(kind, name, "", g, {})  # type: ignore[arg-type]
     if folder is not None:
         apply_variant(task, folder, workdir, cfg)
-    out = base / f"{label}.tests.txt"
     g = grade(task, workdir, output_path=out, cfg=cfg, limits=test_limits)
     note = variant_note(folder) if kind in ("mutant", "alternative") and folder is not None else ""
     return Variant(kind, name, note, g, case_results(out))  # type: ignore[arg-type]

@@ -48,7 +48,7 @@ class Match:
     prompt_index: int  # which prompt of the task (always 0 for tasks with one prompt)
 
 
-def reference_plan(task: Task) -> list[PlannedCall]:
+def reference_plan(task: Task, root: Path | None = None) -> list[PlannedCall]:
     """The reference solution as tool calls, in the order sandbox.tasks.validation.apply_reference lays it.
 
     One `write` per file of solution/ (path relative to the work folder, exact content), then one `bash` whose
@@ -56,7 +56,7 @@ def reference_plan(task: Task) -> list[PlannedCall]:
     `bash` call (base64), and an executable file gets a `chmod +x` after its write, so the result matches a copy.
     """
     plan: list[PlannedCall] = []
-    root = task.solution_dir
+    root = root or task.solution_dir
     for src in sorted(root.rglob("*")):
         rel = src.relative_to(root)
         if rel.as_posix() == SOLVE_SCRIPT or "__pycache__" in rel.parts or not src.is_file():
@@ -95,6 +95,8 @@ class TaskIndex:
         self._prompts.sort(key=lambda entry: -len(entry[0]))
         # built once, at start-up: a task whose reference cannot be read fails here, not mid-conversation
         self._plans = {task.id: reference_plan(task) for task in self.suite.tasks}
+        self._step_plans = {(task.id, i): reference_plan(task, task.step_dir(i) / "solution")
+                            for task in self.suite.tasks for i in range(len(task.steps))}
 
     def match(self, text: str) -> Match | None:
         haystack = normalize(text)
@@ -106,5 +108,8 @@ class TaskIndex:
         return None
 
     def plan_for(self, m: Match) -> list[PlannedCall]:
-        """The whole reference on a task's first prompt; nothing on the later prompts of a chain."""
+        """The whole reference on a task's first prompt; nothing on the later prompts of a chain. A task graded step
+        by step gets each step's own solution on that step's prompt."""
+        if m.task.steps:
+            return self._step_plans[(m.task.id, m.prompt_index)]
         return [] if m.prompt_index > 0 else self._plans[m.task.id]
