@@ -85,6 +85,8 @@ class Task(BaseModel):
     # `uvx --with pytest==8.4.1 ...`): installed by the judge once per set, never by the test
     # (sandbox/judge/verifier_env.py)
     verifier_requires: list[str] = Field(default_factory=list)
+    # Variables every session of the task has (its setup, the agent's, the hidden test's): a Dockerfile's ENV
+    env: dict[str, str] = Field(default_factory=dict)
     # Graded step by step (one Step a prompt, each with its own hidden test); a pass needs every step's
     steps: list[Step] = Field(default_factory=list)
 

@@ -94,7 +94,7 @@ def test_what_an_agent_leaves_in_the_test_and_log_folders_never_counts(tmp_path)
 @pytest.mark.parametrize("line, why", [
     ("RUN apt-get update && apt-get install -y jq", "fetches from the network"),
     ("RUN cd /tmp && git clone https://example.org/x.git", "fetches from the network"),
-    ("ENV MODE=strict", "ENV MODE=strict"),
+    ("ENV PATH=/opt/tools/bin:$PATH", "the system's own variable"),
     ("COPY service.log /etc/service.log", "outside the work folder"),
     ("ADD https://example.org/data.tgz ./", "fetches from the network"),
     ("FROM debian AS second\nCOPY --from=0 /app /app\nWORKDIR /app", "multi-stage"),
@@ -167,10 +167,10 @@ def test_import_tasks_refuses_a_broken_folder_goes_on_and_tables_the_reasons(tmp
         dockerfile.write_text(dockerfile.read_text().replace("WORKDIR", f"{line}\nWORKDIR", 1))
     assert main(["import-tasks", str(tmp_path / "src")]) == 0
     said = capsys.readouterr()
-    assert "     2  runnable here\n" in said.out
-    assert "     3  needs its image built\n" in said.out  # ENV twice, a RUN that fetches
+    assert "     4  runnable here\n" in said.out  # ENV is the sessions' on the host's system too
+    assert "     1  needs its image built\n" in said.out  # a RUN that fetches
     assert "     1  refused: task.toml agent.timeout_sec: a positive number of seconds\n" in said.out
-    assert "2 runnable here, 3 not, 2 refused, 1 not read" in said.err and "--details names each" in said.err
+    assert "4 runnable here, 1 not, 2 refused, 1 not read" in said.err and "--details names each" in said.err
     assert "     1  refused: task.toml steps: a multi-step task lists its steps as [[steps]] tables, in order\n" \
         in said.out
     assert "     1  a task.toml without instruction.md (nor steps/*/instruction.md)\n" in said.out
@@ -268,3 +268,25 @@ def test_a_suite_of_harbor_folders_leaves_a_broken_one_out_saying_so(tmp_path, c
     shutil.rmtree(tmp_path / "src" / "csv-people-to-json")
     with pytest.raises(TaskFileError, match="agent.timeout_sec"):  # nothing left: the refusal is the error
         load_suite(tmp_path / "src")
+
+
+def test_the_hosts_system_keeps_dockers_meaning_for_env_and_a_copy_before_workdir(tmp_path):
+    """ENV reaches every session of the task (setup, reference, verifier) on bwrap; a COPY to the work folder's
+    path before the WORKDIR that names it lands in the work folder, as Docker would have it."""
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    dockerfile = folder / "environment" / "Dockerfile"
+    lines = dockerfile.read_text().splitlines()
+    copies = [ln for ln in lines if ln.startswith("COPY")]
+    rest = [ln for ln in lines if not ln.startswith("COPY")]
+    absolute = [ln.replace(" ./", " /app/").replace(" .", " /app/") for ln in copies]
+    dockerfile.write_text("\n".join([rest[0], 'ENV LEVEL_TAG="tally run" LANG=C.UTF-8', *absolute, *rest[1:],
+                                     "RUN echo \"$LEVEL_TAG\" > tag.txt"]) + "\n")
+    (folder / "tests" / "test.sh").write_text(
+        '#!/bin/bash\n[ "$LEVEL_TAG" = "tally run" ] && [ "$(cat /app/tag.txt)" = "tally run" ] '
+        "&& python3 /tests/check_levels.py && echo 1 > /logs/verifier/reward.txt "
+        "|| echo 0 > /logs/verifier/reward.txt\n")
+    [(fx, _)] = load_harbor(folder)[1]
+    assert fx.image is None and fx.unavailable is None and fx.env == {"LEVEL_TAG": "tally run"}, fx
+    assert "service.log" in fx.workspace.files
+    [v] = validate_tasks(list(load_suite(folder.parent).tasks), tmp_path / "v", workers=1)
+    assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v

@@ -48,6 +48,7 @@ class IsolationConfig:
     # whose files live at /app, its tests at /tests (task_defs Task.mounts). Only bwrap can show them.
     work_mounts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     image: str | None = None  # docker: the image sessions run in (default: the base image, containers/image.py)
+    env: tuple[tuple[str, str], ...] = ()  # the task's own variables (a Dockerfile's ENV), in every session of it
 
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":

@@ -175,6 +175,7 @@ def run_session(
             full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
         else:
             full_env.update(HOME=str(home), TMPDIR=str(tmp))
+        full_env.update(dict(cfg.env))  # the task's own, under whatever the caller sets
         full_env.update(env or {})
         run_as = "self"
         if cfg.drops_uid:

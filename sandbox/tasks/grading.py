@@ -68,6 +68,8 @@ def image_missing(name: str) -> str | None:
 def task_isolation(task: Task, cfg: IsolationConfig | None) -> IsolationConfig:
     """The sandbox every session of this task gets (setup, agent, hidden test): the run's, plus the task's mounts."""
     cfg = cfg or IsolationConfig()
+    if task.env:
+        cfg = replace(cfg, env=tuple(sorted(task.env.items())))
     if task.image:
         cfg = replace(cfg, mode="docker", image=task.image)
     if not task.mounts:

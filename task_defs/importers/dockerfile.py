@@ -16,6 +16,8 @@ from task_defs.models import mount_problem
 FETCHERS = {"apt", "apt-get", "apk", "yum", "dnf", "zypper", "pacman", "pip", "pip3", "uv", "uvx", "pipx", "npm",
             "npx", "yarn", "pnpm", "curl", "wget", "conda", "mamba", "micromamba", "gem", "cargo", "go", "rustup",
             "add-apt-repository"}
+# variables the sandbox sets itself (its PATH, the session's HOME and locale): an image that sets them needs its own
+OWN_VARIABLES = {"PATH", "HOME", "SHELL", "USER", "TMPDIR", "LANG", "LC_ALL", "TERM"}
 IGNORED = {"LABEL", "ARG", "EXPOSE", "CMD", "USER", "SHELL", "HEALTHCHECK", "STOPSIGNAL", "VOLUME",
            "MAINTAINER", "ONBUILD"}
 
@@ -69,9 +71,12 @@ class HostEnvironment:
         self.files: dict[str, str] = {}
         self.setup: list[str] = []
         self.workdir: str | None = None
+        self.env: dict[str, str] = {}
         self.stages = 0
         self.unavailable: str | None = None
         dockerfile = self.context / "Dockerfile"
+        # a COPY may name the work folder before the WORKDIR that makes it one: Docker allows it, so do we
+        self.final = final_workdir(dockerfile) if dockerfile.is_file() else None
         compose = [p.name for p in self.context.glob("docker-compose.y*ml")]
         if compose:
             self.unavailable = (f"environment/{compose[0]}: Docker Compose services beside the task's container, "
@@ -106,10 +111,28 @@ class HostEnvironment:
             self.setup.append(command)
             return None
         if word == "ENV":
-            return f"ENV {args[:60]}: variables of the image, which the sandbox does not set"
+            return self._env(args)
         if word in IGNORED:
             return None
         return f"{word}: an instruction the sandbox cannot follow"
+
+    def _env(self, args: str) -> str | None:
+        """ENV for the task's sessions (the agent's, the setup's, the verifier's); what the host's system cannot
+        take as given is the image's to set: a variable naming the system's own paths, or one built from others."""
+        try:
+            pairs = _env_pairs(args)
+        except ValueError:
+            return f"ENV {args[:60]}: not read as variables"
+        for name, value in pairs:
+            if name in ("LANG", "LC_ALL") and value == "C.UTF-8":
+                continue  # what every session has already
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in OWN_VARIABLES \
+                    or name.startswith(("LD_", "PYTHON")):
+                return f"ENV {name}: a variable of the system's own, which only the task's image sets"
+            if "$" in value:
+                return f"ENV {name}: built from other variables, which only the task's image expands"
+            self.env[name] = value
+        return None
 
     def _copy(self, word: str, args: str) -> str | None:
         parts = _json_args(args) if args.startswith("[") else shlex.split(args)
@@ -120,10 +143,10 @@ class HostEnvironment:
         if len(parts) < 2:
             return f"{word} {args[:60]}: needs a source and a destination"
         *sources, dest = parts
-        if self.workdir is None:
-            return f"{word} to {dest} before any WORKDIR"
-        target = PurePosixPath(dest if dest.startswith("/") else f"{self.workdir}/{dest}")
-        base = PurePosixPath(self.workdir)
+        if (self.workdir or self.final) is None:
+            return f"{word} to {dest}, and no WORKDIR names a work folder"
+        target = PurePosixPath(dest if dest.startswith("/") else f"{self.workdir or '/'}/{dest}")
+        base = PurePosixPath(self.workdir or self.final)
         if target != base and base not in target.parents:
             return f"{word} puts files at {target}, outside the work folder (WORKDIR {base})"
         into_folder = dest.endswith("/") or len(sources) > 1
@@ -151,6 +174,14 @@ class HostEnvironment:
                 where = PurePosixPath(into) / rel if str(rel) != "." else PurePosixPath(into)
                 self.files[str(where.relative_to(base))] = text
         return None
+
+
+def _env_pairs(args: str) -> list[tuple[str, str]]:
+    """ENV's two spellings: `K=V [K2="v 2" ...]`, and the older `K the rest of the line`."""
+    first = args.split(None, 1)
+    if first and "=" not in first[0]:
+        return [(first[0], first[1].strip() if len(first) > 1 else "")]
+    return [tuple(word.split("=", 1)) for word in shlex.split(args)]  # type: ignore[misc]
 
 
 def _json_args(args: str) -> list[str]:
