@@ -107,3 +107,28 @@ def test_a_multi_step_task_runs_step_by_step_on_the_docker_backend(tmp_path, mon
         assert r["outcome"] == want and not r["infra"], r
         assert r["detail"].startswith("steps: count pass (reward 1), by-kind pass" if want == "pass" else
                                       "steps: count wrong (reward 0), by-kind not run"), r
+
+
+def test_a_build_that_fetches_nothing_cannot_reach_the_hosts_own_services(tmp_path):
+    """The host's network is lent to a build only where a step fetches: a build that fetches nothing finds nothing
+    listening on the host's loopback (here, a server of the test's own)."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    context = tmp_path / "environment"
+    context.mkdir()
+    (context / "Dockerfile").write_text(
+        "FROM debian:bookworm-slim\nENV PROBE=1\nWORKDIR /app\n"
+        "RUN python3 -c \"import socket; s = socket.socket(); s.settimeout(3); "
+        f"open('/app/reach.txt', 'w').write(str(s.connect_ex(('127.0.0.1', {port}))))\"\n")
+    rec = task_images.recipe(context, "probe")
+    assert not rec.network
+    client = engine.client()
+    try:
+        assert task_images.build(rec, client, timeout_s=120, log=lambda _m: None) == "built"
+        reach = (task_images.workdir_snapshot(rec.name, "/app") / "reach.txt").read_text()
+        assert reach != "0", "the build reached the host's loopback"
+    finally:
+        listener.close()
+        client.images.remove(rec.name, force=True)

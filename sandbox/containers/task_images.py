@@ -37,6 +37,7 @@ REPOSITORY = "kbench-env"
 DOCKERFILE = ".kbench.Dockerfile"  # the Dockerfile as built (FROM replaced), written beside the context's own
 TAIL_LINES = 20
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # the builder colours a step's stderr
+UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 CACHE_ENV = "KBENCH_ENV_IMAGES"  # where failures and WORKDIR snapshots are kept
 # FROM images the engine lacks, and what stands in for them: the Python version is Debian's (3.11), whatever the
 # tag asks, and Ubuntu's package names are Debian's for nearly everything a task installs.
@@ -59,6 +60,9 @@ class Recipe:
     name: str  # kbench-env/<task>:<hash>
     dockerfile: str  # the text built
     stand_ins: tuple[str, ...]  # "ubuntu:24.04 -> kbench-base:..." for each FROM replaced
+    # the build's steps reach the host's network only where one of them fetches (the host's own services listen
+    # there too): a build that fetches nothing gets none
+    network: bool = False
 
 
 def cache_root() -> Path:
@@ -133,7 +137,14 @@ def recipe(context: Path, task: str, env: dict[str, str] | None = None) -> Recip
         h.update(p.relative_to(context).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     slug = re.sub(r"[^a-z0-9._-]+", "-", task.lower()).strip("-._") or "task"
     return Recipe(context=context, name=f"{REPOSITORY}/{slug}:{h.hexdigest()[:16]}", dockerfile=text,
-                  stand_ins=replaced)
+                  stand_ins=replaced, network=_fetches(context / "Dockerfile"))
+
+
+def _fetches(dockerfile: Path) -> bool:
+    from task_defs.importers.dockerfile import fetches, instructions  # the importer's own reading of a step
+
+    return any((word == "RUN" and fetches(args)) or (word == "ADD" and "://" in args)
+               for _n, word, args in instructions(dockerfile))
 
 
 def _record_dir(name: str) -> Path:
@@ -186,9 +197,11 @@ def ensure_stand_ins(client, log: Callable[[str], None] = print) -> None:
 
 
 def _run_build(client, files: dict[str, bytes] | Path, name: str, timeout_s: float,
-               dockerfile: str = "Dockerfile") -> None:
-    """One classic-builder build with the host's network; BuildFailed with the failing step and output tail."""
-    kwargs: dict = {"tag": name, "rm": True, "forcerm": True, "network_mode": "host", "decode": True,
+               dockerfile: str = "Dockerfile", network: bool = True) -> None:
+    """One classic-builder build, with the host's network or none; BuildFailed with the failing step and the
+    last lines of its output (printable text only: it is shown to people)."""
+    kwargs: dict = {"tag": name, "rm": True, "forcerm": True, "network_mode": "host" if network else "none",
+                    "decode": True,
                     "dockerfile": dockerfile, "timeout": int(timeout_s)}
     if isinstance(files, Path):
         kwargs["path"] = str(files)
@@ -208,7 +221,8 @@ def _run_build(client, files: dict[str, bytes] | Path, name: str, timeout_s: flo
             text = chunk.get("stream") or ""
             if text.startswith("Step "):
                 step = text.strip()
-            lines += [ln for ln in (ANSI.sub("", raw).rstrip() for raw in text.splitlines()) if ln.strip()
+            lines += [ln for ln in (UNPRINTABLE.sub("", ANSI.sub("", raw)).rstrip() for raw in text.splitlines())
+                      if ln.strip()
                       and not ln.lstrip().startswith(("---> ", "Removing intermediate container"))]
             lines = lines[-TAIL_LINES * 4:]
             if "error" in chunk:
@@ -234,7 +248,7 @@ def build(rec: Recipe, client, *, timeout_s: float = 600, log: Callable[[str], N
         shutil.copytree(rec.context, ctx, symlinks=True)
         (ctx / DOCKERFILE).write_text(rec.dockerfile, encoding="utf-8")
         try:
-            _run_build(client, ctx, rec.name, timeout_s, dockerfile=DOCKERFILE)
+            _run_build(client, ctx, rec.name, timeout_s, dockerfile=DOCKERFILE, network=rec.network)
         except BuildFailed as exc:
             (record / "failed.json").write_text(json.dumps({"step": exc.step, "tail": exc.tail}), encoding="utf-8")
             raise
