@@ -2,10 +2,11 @@
 50) cold (none of their images in the engine) and cached (all of them), and the per-task overhead on the docker
 backend beyond the agent and the verifier, for those image tasks and for the same tasks laid on the host's system.
 
-Each generated task (our own, written here) needs its image only for an ENV line: the build steps fetch nothing, so
-the figure is the build's own cost, not the mirror's. Overhead per task is what the run loop records besides the
-agent and the hidden test: setup (the work folder laid, the image's WORKDIR copied in), the wait for the grader,
-the judge's own time around the test, and the record. Needs a Docker engine and the base image (make docker-image).
+Each generated task (our own, written here) needs its image only for an ENV of the system's PATH: the build steps
+fetch nothing, so the figure is the build's own cost, not the mirror's. Overhead per task is what the run loop
+records besides the agent and the hidden test: setup (the work folder laid, the image's WORKDIR copied in), the
+judge's own time around the test, and the record (the wait for a grader, which overlaps the next attempt, apart).
+Needs a Docker engine and the base image (make docker-image).
 
     .venv/bin/python bench/harbor_images.py [N]
 """
@@ -28,7 +29,10 @@ from task_defs import load_suite
 from task_defs.importers.harbor import load_harbor
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-OVERHEAD = ("setup_s", "grade_wait_s", "judge_overhead_s", "record_s")
+# what the loop spends on an attempt besides the agent and the hidden test; the wait for the grader is queueing (the
+# next attempt's agent runs meanwhile), reported apart
+OVERHEAD = ("setup_s", "judge_overhead_s", "record_s")
+PARTS = (*OVERHEAD, "grade_wait_s")
 
 
 def make_tasks(root: Path, n: int, with_env: bool) -> Path:
@@ -36,7 +40,7 @@ def make_tasks(root: Path, n: int, with_env: bool) -> Path:
         t = root / f"bench-{i:03d}"
         for sub in ("environment", "tests", "solution"):
             (t / sub).mkdir(parents=True)
-        env = f"ENV BENCH_TASK={i}\n" if with_env else ""
+        env = f"ENV PATH=/opt/bench-{i}/bin:$PATH\n" if with_env else ""  # the system's own variable: an image
         (t / "environment" / "Dockerfile").write_text(
             f"FROM ubuntu:24.04\n{env}WORKDIR /app\nRUN echo {i} > seed.txt\n")
         (t / "instruction.md").write_text("Write twice the number in /app/seed.txt to /app/answer.txt.\n")
@@ -68,7 +72,7 @@ def overhead(src: Path, tmp: Path, isolation: IsolationConfig) -> tuple[float, d
         Scheduler(spec, suite, on_result=got.append).run()
     assert {r["outcome"] for r in got} == {"pass"}, [(r["task"], r["outcome"], r.get("detail")) for r in got]
     per_task = [sum(r["stages"].get(k, 0.0) for k in OVERHEAD) for r in got]
-    parts = {k: round(statistics.median(r["stages"].get(k, 0.0) for r in got), 3) for k in OVERHEAD}
+    parts = {k: round(statistics.median(r["stages"].get(k, 0.0) for r in got), 3) for k in PARTS}
     return statistics.median(per_task), parts
 
 

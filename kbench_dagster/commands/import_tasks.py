@@ -25,15 +25,8 @@ RUNNABLE = ("Runnable means the sandbox can give the task its environment and ru
             "the oracle run")
 
 
-def _reason(unavailable: str) -> str:
-    """Why a task does not run here, as the importer says it (unwrapped from "the docker backend (...)")."""
-    wrapped = unavailable.startswith("the docker backend (") and unavailable.endswith(")")
-    return unavailable[len("the docker backend ("):-1] if wrapped else unavailable
-
-
 def reason_kind(why: str) -> str:
     """What a reason says, without the task's own details (its line, its command, its paths): a row of the table."""
-    why = _reason(why)
     step = re.match(r"environment/Dockerfile line \d+: (\w+)\b(.*)", why)
     if step:
         word, rest = step.groups()
@@ -71,7 +64,7 @@ def cmd_import_tasks(args) -> int:
     if args.details:
         for fx, _ in fixtures:
             where = next((k for k, v in fx.mounts.items() if v == "."), "its own folder")
-            state = f"not runnable here: {_reason(blocked(fx))}" if blocked(fx) else \
+            state = f"not runnable here: {blocked(fx)}" if blocked(fx) else \
                 f"runnable{' in its own image' if fx.image else ''}, seen at {where}"
             print(f"{fx.task_id:32} {visible(state)}")
         for e in refused:

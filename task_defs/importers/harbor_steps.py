@@ -27,7 +27,6 @@ from task_defs.importers.harbor import (
     invalid,
     seconds,
     section,
-    unavailable_text,
     variables,
     verifier_of,
 )
@@ -101,6 +100,6 @@ def steps_fixture(folder: Path, cfg: dict, toml: Path, common: dict, mounts: dic
     try:
         return Fixture(**common, prompt=steps[0].prompt, verification=steps[-1].verification, steps=steps,
                        limits=Limits(timeout_seconds=math.ceil(max(timeouts))), mounts=mounts,  # each session's
-                       verifier_requires=requires, unavailable=unavailable_text(unavailable, common["image"]))
+                       verifier_requires=requires, unavailable=unavailable or None)
     except ValidationError as exc:
         raise invalid(exc, toml, common["id"]) from None
