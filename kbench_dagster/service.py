@@ -216,6 +216,7 @@ def regrade_and_store(runs_root: Path, run_id: str, kind: WorkKind, store: Resul
         summary.unscored += part.unscored
         summary.gone += part.gone
         summary.unrepaired += part.unrepaired
+        summary.stepwise += part.stepwise
         held = store.partition_of(run_id, condition, seed)
         key = key_of(condition, seed) if key_of else held or write_key(run_id, cell_of(condition, seed))
         # a cell the store never had (a run stored elsewhere) comes in whole: a grading needs its attempt

@@ -83,3 +83,33 @@ def test_a_step_folder_or_table_that_is_missing_is_refused_naming_it(tmp_path):
     toml.write_text('schema_version = "1.1"\n')
     with pytest.raises(TaskFileError, match="steps"):
         load_harbor(folder)
+
+
+def test_a_regrade_keeps_a_stepwise_verdict_as_it_was(tmp_path, monkeypatch):
+    """Its final files alone cannot be graded step by step again: a regrade leaves the verdict and says so."""
+    from sandbox.engine.kinds import as_kind
+    from sandbox.engine.regrade import regrade_run
+
+    suite = load_suite(SOURCE)
+    got = []
+    with ScriptedServer(persona="oracle", suite=suite, port=0) as srv:
+        spec = RunSpec(run_id="r", model=srv.model_id, conds=select_conditions("base"), tasks=list(suite.tasks),
+                       url=srv.url, agent="builtin", runs_root=tmp_path / "runs", work_root=tmp_path / "work",
+                       workers=1, timeout_s=120)
+        Scheduler(spec, suite, on_result=got.append).run()
+    kind = as_kind(suite)
+    monkeypatch.setattr(kind, "fingerprint", "another suite version")
+    summary = regrade_run(tmp_path / "runs" / "r", kind, tmp_path / "rework", spec.isolation)
+    assert summary.stepwise == ["tally_steps"] and summary.regraded == []
+    [result] = list((tmp_path / "runs" / "r").rglob("result.json"))
+    assert json.loads(result.read_text())["outcome"] == "pass"
+
+
+def test_a_steps_reward_is_the_checks_own_last_line(tmp_path):
+    """For min_reward: the Harbor check's final line, the least of several dimensions; a line test.sh's output
+    printed earlier in the same shape does not count."""
+    out = tmp_path / "out.txt"
+    out.write_text("reward 1 (test.sh exited 0)\nsome output\nreward speed=1 accuracy=0.5 (test.sh exited 1)\n")
+    assert steps._reward("wrong", out) == 0.5
+    out.write_text("tests/test.sh wrote no reward\n")
+    assert steps._reward("wrong", out) == 0.0 and steps._reward("pass", None) == 1.0

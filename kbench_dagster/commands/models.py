@@ -65,6 +65,9 @@ def cmd_regrade(args) -> int:
         s = out.summary
         total += len(s.regraded)
         gone = f"; {len(s.gone)} of tasks no longer in the suite ({', '.join(sorted(set(s.gone)))})" if s.gone else ""
+        if s.stepwise:
+            gone += (f"; {len(s.stepwise)} of tasks graded step by step in their run, kept as graded "
+                     f"({', '.join(sorted(set(s.stepwise)))})")
         rows = out.stored.get("gradings", 0) + out.stored.get("kernel_gradings", 0)
         print(f"{run_id}: regraded {len(s.regraded)}, current {s.current}, not scored {s.unscored}{gone}; "
               f"{rows} grading rows in {args.db} (suite {kind.name} {kind.fingerprint[:16]})")

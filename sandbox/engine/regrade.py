@@ -34,6 +34,9 @@ class RegradeSummary:
     unscored: int = 0  # infra or skipped: there are no final files to grade
     gone: list[str] = field(default_factory=list)  # tasks no longer in the suite: their verdict stays as it was
     unrepaired: list[str] = field(default_factory=list)  # harness errors whose replies could not be graded: why
+    # tasks graded step by step during their run (sandbox/tasks/steps.py): their final files alone cannot be graded
+    # again, so their verdict stays as it was
+    stepwise: list[str] = field(default_factory=list)
 
 
 def is_stale(result: dict, kind: WorkKind) -> bool:
@@ -95,6 +98,8 @@ def regrade_run(run_dir: Path, kind: WorkKind, work_root: Path, cfg: IsolationCo
             summary.current += 1
         elif r["task"] not in {t.id for t in kind.units}:
             summary.gone.append(r["task"])
+        elif getattr(kind.get(r["task"]), "steps", None):
+            summary.stepwise.append(r["task"])
         else:
             g = regrade_record(kind, record, work_root, cfg)
             summary.regraded.append(f"{r['condition']}/{r['task']}/s{r['seed']}")

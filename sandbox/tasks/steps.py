@@ -27,7 +27,7 @@ from task_defs.models import Task
 
 RESULTS = "steps.jsonl"  # one line a graded step, in the attempt's record folder
 SETUP = "setup.sh"
-REWARD = re.compile(r"^reward (\S+)", re.MULTILINE)
+REWARD = re.compile(r"^reward (.+) \(test\.sh exited -?\d+\)$", re.MULTILINE)  # the Harbor check's last line
 
 
 @dataclass
