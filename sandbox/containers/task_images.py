@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.containers import image as base_image
+from sandbox.isolation.trees import publish
 
 REPOSITORY = "kbench-env"
 DOCKERFILE = ".kbench.Dockerfile"  # the Dockerfile as built (FROM replaced), written beside the context's own
@@ -283,11 +284,7 @@ def workdir_snapshot(name: str, inside: str) -> Path:
         if data.getbuffer().nbytes:
             with tarfile.open(fileobj=data) as tar:
                 tar.extractall(tmp, filter=_inside_only)
-        try:
-            os.rename(tmp, folder)
-        except OSError:
-            if not folder.is_dir():
-                raise
+        publish(tmp, folder)
     finally:
         client.api.remove_container(ctr, force=True)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.isolation.bwrap import SYSTEM_PATH
+from sandbox.isolation.trees import publish, seal
 
 JUDGE_PATH = SYSTEM_PATH
 ENV_VAR = "KBENCH_COMMAND_ENV"
@@ -103,16 +104,8 @@ def tools_folder() -> Path:
                 (tmp / "bin" / name).write_text(text, encoding="utf-8")
             for dist in dists:
                 _copy_dist(dist, tmp)
-        # the grader's own: readable by the sandbox's uid, writable by none of it
-        for dirpath, _dirs, filenames in os.walk(tmp):
-            os.chmod(dirpath, 0o755)
-            for f in filenames:
-                os.chmod(os.path.join(dirpath, f), 0o755 if dirpath.endswith("/bin") else 0o644)
-        try:
-            os.rename(tmp, root)
-        except OSError:
-            if not root.is_dir():
-                raise
+        seal(tmp)  # the grader's own: readable by the sandbox's uid, writable by none of it
+        publish(tmp, root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return root

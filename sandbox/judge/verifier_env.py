@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import configparser
 import hashlib
-import os
 import platform
 import re
 import shutil
@@ -39,6 +38,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from sandbox.isolation.trees import publish, seal
 from sandbox.judge import commands
 from sandbox.judge.verifier_script import UV_VALUE, VerifierScript, pip_requirement, read_test_script
 
@@ -169,15 +169,8 @@ def tools_for(requirements: Iterable[str]) -> Path:
             (bin_dir / name).write_text(text, encoding="utf-8")
         (tmp / PLUGINS).write_text("".join(f"{p}\n" for p in plugins), encoding="utf-8")
         shutil.copyfile(commands.SITE, tmp / "sitecustomize.py")
-        for dirpath, _dirs, filenames in os.walk(tmp):
-            os.chmod(dirpath, 0o755)
-            for f in filenames:
-                os.chmod(os.path.join(dirpath, f), 0o755 if Path(dirpath) == bin_dir else 0o644)
-        try:
-            os.rename(tmp, root)
-        except OSError:
-            if not root.is_dir():
-                raise
+        seal(tmp)
+        publish(tmp, root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return root
