@@ -35,6 +35,8 @@ def mount_problem(inside: str) -> str | None:
     p = PurePosixPath(inside)
     if not p.is_absolute() or not re.fullmatch(r"(/[A-Za-z0-9._-]+)+", inside) or ".." in p.parts:
         return "an absolute path of plain names (like /app)"
+    if p.parts[1] in ("home", "tmp") and len(p.parts) > 2 and p.parts[1:3] != ("home", "kbench"):
+        return None  # a folder of its own under them (the sandbox's HOME is /home/kbench, its /tmp the session's)
     if p.parts[1] in SYSTEM_TOPS:
         return f"/{p.parts[1]} is the sandbox's own"
     return None

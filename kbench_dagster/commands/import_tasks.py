@@ -27,6 +27,7 @@ RUNNABLE = ("Runnable means the sandbox can give the task its environment and ru
 
 def reason_kind(why: str) -> str:
     """What a reason says, without the task's own details (its line, its command, its paths): a row of the table."""
+    why = re.sub(r"^WORKDIR \S+: ", "WORKDIR: ", why)  # the same refusal, whatever the path under it
     step = re.match(r"environment/Dockerfile line \d+: (\w+)\b(.*)", why)
     if step:
         word, rest = step.groups()
