@@ -305,3 +305,28 @@ def test_the_hosts_system_keeps_dockers_meaning_for_env_and_a_copy_before_workdi
     assert "service.log" in fx.workspace.files
     [v] = validate_tasks(list(load_suite(folder.parent).tasks), tmp_path / "v", workers=1)
     assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v
+
+
+def test_a_task_without_a_reference_is_not_proven_but_still_runs(tmp_path):
+    """Datasets made for training ship no solution/: validate says it cannot prove the verifier (skipped, with why),
+    and the task still runs and is graded."""
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    shutil.rmtree(folder / "solution")
+    [v] = validate_tasks(list(load_suite(folder.parent).tasks), tmp_path / "v", workers=1)
+    assert v.status == "skipped" and "no reference solution" in v.reason, v
+    task = load_suite(folder.parent).get("tally_log_levels")
+    assert grade(task, prepare_workdir(task, tmp_path / "w")).outcome == "wrong"
+
+
+@pytest.mark.parametrize("base, stand_in", [("ubuntu:24.04", "kbench-env-base:"),
+                                            ("ghcr.io/laude-institute/t-bench/ubuntu-24-04:20250624",
+                                             "kbench-env-base:"),
+                                            ("python:3.13-slim-bookworm", "kbench-env-python:"),
+                                            ("docker.io/library/debian:bookworm", "kbench-env-base:")])
+def test_the_bases_a_build_cannot_pull_are_given_a_local_stand_in(tmp_path, base, stand_in):
+    (tmp_path / "Dockerfile").write_text(f"FROM {base} AS build\nENV PATH=/opt/x:$PATH\n")
+    rec = task_images.recipe(tmp_path, "t")
+    assert rec.dockerfile.startswith(f"FROM {stand_in}") and rec.dockerfile.rstrip().endswith("$PATH")
+    assert rec.stand_ins == (f"{base} -> {rec.dockerfile.split()[1]}",) and not rec.network
+    (tmp_path / "Dockerfile").write_text("FROM alpine:3.20\n")
+    assert task_images.recipe(tmp_path, "t").stand_ins == ()  # no stand-in: the engine must hold it already

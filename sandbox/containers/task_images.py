@@ -3,7 +3,8 @@
 The recipe is read without an engine (`recipe`): its name is a hash of the build context and of the Dockerfile as
 it will be built, so the same folder always names the same image, and a changed file a new one. No registry is
 reachable from these machines, so a FROM image the engine lacks is replaced by a local stand-in where one is known
-(`STAND_INS`: our own Debian base for debian, ubuntu and buildpack-deps; that base with pip for python), and a
+(`STAND_INS`: our own Debian base for debian, ubuntu and buildpack-deps, and for Terminal-Bench's own ubuntu-*
+bases; that base with pip for python), and a
 build's RUN steps use the host's network (the classic builder: our engine has no bridge), with the machine's own
 certificate authorities, so they reach what the machine reaches (here Debian's mirror and PyPI). A build that fails
 is remembered with its failing step and the last lines of its output, so every attempt of the task is skipped with
@@ -43,6 +44,8 @@ CACHE_ENV = "KBENCH_ENV_IMAGES"  # where failures and WORKDIR snapshots are kept
 # FROM images the engine lacks, and what stands in for them: the Python version is Debian's (3.11), whatever the
 # tag asks, and Ubuntu's package names are Debian's for nearly everything a task installs.
 STAND_INS = (("debian", "base"), ("ubuntu", "base"), ("buildpack-deps", "base"), ("python", "python"))
+# Terminal-Bench's own base images (ubuntu-24-04, python-3-13, ...): named by the system they are built on
+TBENCH_BASES = "ghcr.io/laude-institute/t-bench/"
 PYTHON_STAND_IN = ("python3-pip", "python3-venv", "python-is-python3")
 LOCAL_CAS = "/usr/local/share/ca-certificates"  # the machine's own certificate authorities, given to the stand-ins
 
@@ -73,6 +76,8 @@ def cache_root() -> Path:
 def _stand_in(ref: str) -> str | None:
     repo = ref.split("@")[0].rsplit(":", 1)[0] if ":" in ref.split("/")[-1] else ref.split("@")[0]
     repo = repo.removeprefix("docker.io/").removeprefix("library/")
+    if repo.startswith(TBENCH_BASES):
+        repo = repo.removeprefix(TBENCH_BASES).split("-")[0]
     for name, kind in STAND_INS:
         if repo == name:
             return stand_in_name(kind)

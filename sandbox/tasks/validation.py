@@ -183,6 +183,12 @@ def _problem(v: Variant, base: Path) -> str:
     return f"{who} gets {v.grade.outcome!r} {v.grade.detail}\n{tail}"
 
 
+def has_reference(task: Task) -> bool:
+    """A reference to prove the hidden test by: solution/ holds a file (or each step's solution/ does)."""
+    folders = [task.step_dir(i) / "solution" for i in range(len(task.steps))] if task.steps else [task.solution_dir]
+    return all(any(p.is_file() for p in f.rglob("*")) for f in folders)
+
+
 def validate_task(
     task: Task,
     work_root: Path,
@@ -196,6 +202,9 @@ def validate_task(
     if missing:
         return Validation(task.id, "skipped", f"requires {', '.join(missing)}, not found on this machine")
     base = Path(work_root) / task.id
+    if not has_reference(task):  # imported without one (an environment set for training): nothing to prove it by
+        return Validation(task.id, "skipped", "no reference solution (solution/ is empty): the hidden test cannot "
+                                              "be proven here, though the task can still be run and graded")
     plan = [("untouched", None), ("reference", task.solution_dir)]
     plan += [("mutant", d) for d in task.mutant_dirs] + [("alternative", d) for d in task.alternative_dirs]
     try:
