@@ -308,12 +308,12 @@ def test_the_hosts_system_keeps_dockers_meaning_for_env_and_a_copy_before_workdi
 
 
 def test_a_task_without_a_reference_is_not_proven_but_still_runs(tmp_path):
-    """Datasets made for training ship no solution/: validate says it cannot prove the verifier (skipped, with why),
-    and the task still runs and is graded."""
+    """Datasets made for training ship no solution/: validate fails it saying it cannot prove the verifier (rather
+    than "the reference gets wrong"), and the task still runs and is graded."""
     folder = copy_ours(tmp_path, "tally-log-levels")
     shutil.rmtree(folder / "solution")
     [v] = validate_tasks(list(load_suite(folder.parent).tasks), tmp_path / "v", workers=1)
-    assert v.status == "skipped" and "no reference solution" in v.reason, v
+    assert v.status == "fail" and v.reason.startswith("no reference solution"), v
     task = load_suite(folder.parent).get("tally_log_levels")
     assert grade(task, prepare_workdir(task, tmp_path / "w")).outcome == "wrong"
 

@@ -202,9 +202,9 @@ def validate_task(
     if missing:
         return Validation(task.id, "skipped", f"requires {', '.join(missing)}, not found on this machine")
     base = Path(work_root) / task.id
-    if not has_reference(task):  # imported without one (an environment set for training): nothing to prove it by
-        return Validation(task.id, "skipped", "no reference solution (solution/ is empty): the hidden test cannot "
-                                              "be proven here, though the task can still be run and graded")
+    if not has_reference(task):  # written or imported without one (a set made for training): nothing to prove by
+        return Validation(task.id, "fail", "no reference solution (solution/ is empty): the hidden test cannot be "
+                                           "proven, though the task can still be run and graded")
     plan = [("untouched", None), ("reference", task.solution_dir)]
     plan += [("mutant", d) for d in task.mutant_dirs] + [("alternative", d) for d in task.alternative_dirs]
     try:
