@@ -30,6 +30,22 @@ def check_relative(value: str) -> str:
 SYSTEM_TOPS = {"bin", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "sys", "tmp", "usr"}
 
 
+# Variables a task may not set for its sessions: the sandbox's own, and those that make a shell, a loader or an
+# interpreter run or load a file they name (the work folder's, in a hidden test's session: the judge's rule 1)
+RESERVED_VARIABLES = {"PATH", "HOME", "SHELL", "USER", "TMPDIR", "LANG", "LC_ALL", "TERM", "ENV", "BASH_ENV", "IFS",
+                      "PS4", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "PROMPT_COMMAND"}
+RESERVED_PREFIXES = ("LD_", "DYLD_", "PYTHON", "NODE_", "PERL", "RUBY", "GIT_", "BASH_FUNC_", "GCONV_", "JAVA_TOOL")
+
+
+def env_problem(name: str) -> str | None:
+    """Why a task cannot set this variable for its sessions, or None."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return "not a variable name"
+    if name in RESERVED_VARIABLES or name.startswith(RESERVED_PREFIXES):
+        return "a variable of the sandbox's own, or one that makes a program load a file it names"
+    return None
+
+
 def mount_problem(inside: str) -> str | None:
     """Why a task's folder cannot be seen at `inside` in the sandbox, or None."""
     p = PurePosixPath(inside)
@@ -113,6 +129,15 @@ class Task(BaseModel):
                 raise ValueError(f"mount {inside!r}: {problem}")
             if rel != ".":
                 check_relative(rel)
+        return v
+
+    @field_validator("env")
+    @classmethod
+    def _env(cls, v: dict[str, str]) -> dict[str, str]:
+        for name in v:
+            problem = env_problem(name)
+            if problem:
+                raise ValueError(f"env {name!r}: {problem}")
         return v
 
     @field_validator("requires")

@@ -132,3 +132,15 @@ def test_a_build_that_fetches_nothing_cannot_reach_the_hosts_own_services(tmp_pa
     finally:
         listener.close()
         client.images.remove(rec.name, force=True)
+
+
+def test_an_images_hooks_into_the_work_folder_are_emptied_in_its_sessions(tmp_path, monkeypatch):
+    """An image whose ENV names a file of the work folder for bash (BASH_ENV, ENV), the loader (LD_PRELOAD) or
+    Python (PYTHONSTARTUP): the work folder's forged reward hook never runs in the judge's session, so the untouched
+    folder is wrong and the reference passes."""
+    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "fixtures"))
+    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
+    source = DATA / "harbor_hostile"
+    assert main(["import-tasks", str(source), "--build"]) == 0
+    [v] = validate_tasks(list(load_suite(source).tasks), tmp_path / "v", workers=1)
+    assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v

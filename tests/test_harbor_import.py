@@ -330,3 +330,21 @@ def test_the_bases_a_build_cannot_pull_are_given_a_local_stand_in(tmp_path, base
     assert rec.stand_ins == (f"{base} -> {rec.dockerfile.split()[1]}",) and not rec.network
     (tmp_path / "Dockerfile").write_text("FROM alpine:3.20\n")
     assert task_images.recipe(tmp_path, "t").stand_ins == ()  # no stand-in: the engine must hold it already
+
+
+@pytest.mark.parametrize("name", ["BASH_ENV", "ENV", "LD_PRELOAD", "PYTHONPATH", "NODE_OPTIONS", "PATH", "GIT_DIR"])
+def test_a_variable_that_makes_a_program_load_a_file_is_never_a_tasks_to_set(tmp_path, name):
+    """Such a variable pointing into the work folder would make the judge's own shell or interpreter run what the
+    agent left there: a task may not set it for its sessions, and a Dockerfile that does needs its own image,
+    whose containers empty it where it names a writable place (tests/test_harbor_images.py)."""
+    from pydantic import ValidationError
+
+    from task_defs.models import Task
+
+    with pytest.raises(ValidationError, match=f"env '{name}'"):
+        Task(id="t", title="title", category="terminal", tier="terminal", prompt="p", env={name: "/app/x"})
+    folder = copy_ours(tmp_path, "tally-log-levels")
+    with open(folder / "environment" / "Dockerfile", "a") as fh:
+        fh.write(f"ENV {name}=/app/.hook\n")
+    [(fx, _)] = load_harbor(folder)[1]
+    assert fx.env == {} and fx.image, fx

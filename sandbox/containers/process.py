@@ -11,7 +11,9 @@ a backstop. Removing the container ends every process in it: nothing outlives a 
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import socket
 import struct
 import subprocess
@@ -25,6 +27,7 @@ from sandbox.containers import engine, image
 from sandbox.isolation import seccomp
 from sandbox.isolation.limits import MB, Limits
 from sandbox.isolation.procs import session_processes
+from task_defs.models import env_problem
 
 LABEL = "kbench.sandbox"
 # what a container stopped from outside reports: SIGKILL (docker kill, a forced removal) or SIGTERM (docker stop,
@@ -75,6 +78,29 @@ class _Frames:
             self.buf = self.buf[8:]
 
 
+@functools.lru_cache(maxsize=64)
+def _image_env(client, name: str) -> tuple[tuple[str, str], ...]:
+    env = client.api.inspect_image(name)["Config"].get("Env") or []
+    return tuple(tuple(item.split("=", 1)) for item in env if "=" in item)  # type: ignore[misc]
+
+
+def _guarded(image_env, ours: dict[str, str], writable: list[str]) -> dict[str, str]:
+    """The image's own variables that would make a shell, loader or interpreter of the session load a file from a
+    place the session can write (the work folder and its mounts, HOME, /tmp), or from a relative path: set empty
+    here, so no session, the judge's least of all, runs what the agent left there. The image's others stand."""
+    def writable_path(word: str) -> bool:
+        word = word.strip()
+        return not word.startswith("/") or any(word == w or word.startswith(w.rstrip("/") + "/") for w in writable)
+
+    out = {}
+    for name, value in image_env:
+        if name in ours or not env_problem(name):
+            continue
+        if any(writable_path(w) for w in re.split(r"[:\s]+", value) if w) or not value.strip():
+            out[name] = ""
+    return out
+
+
 def _create_time(pid: int) -> float | None:
     try:
         return psutil.Process(pid).create_time()
@@ -103,11 +129,15 @@ class ContainerProcess:
         mounts += [_mount(workdir if rel == "." else workdir / rel, dest, False) for rel, dest in work_mounts]
         from docker.types import Ulimit
 
+        name = image_name or image.image_name()
+        writable = [str(workdir), env["HOME"], "/tmp", *(dest for _src, dest in rw_binds),
+                    *(dest for _rel, dest in work_mounts)]
+        env = {**env, **_guarded(_image_env(self.client, name), env, writable)}
         memory = 2 * limits.rss_limit_bytes + 512 * MB  # well above the watchdog, which acts first
         self.killed_by_us = False
         self.returncode: int | None = None
         self.container = self.client.api.create_container(
-            image_name or image.image_name(), command=list(cmd), user=f"{uid}:{uid}", working_dir=str(workdir),
+            name, command=list(cmd), user=f"{uid}:{uid}", working_dir=str(workdir),
             environment=env, hostname="kbench", stdin_open=True, tty=False,
             labels={LABEL: label},
             host_config=self.client.api.create_host_config(

@@ -10,14 +10,12 @@ import shlex
 from pathlib import Path, PurePosixPath
 
 from task_defs.importers.models import path_problem
-from task_defs.models import mount_problem
+from task_defs.models import env_problem, mount_problem
 
 # commands that fetch something when they start a step of a RUN line: the image build needs the network
 FETCHERS = {"apt", "apt-get", "apk", "yum", "dnf", "zypper", "pacman", "pip", "pip3", "uv", "uvx", "pipx", "npm",
             "npx", "yarn", "pnpm", "curl", "wget", "conda", "mamba", "micromamba", "gem", "cargo", "go", "rustup",
             "add-apt-repository"}
-# variables the sandbox sets itself (its PATH, the session's HOME and locale): an image that sets them needs its own
-OWN_VARIABLES = {"PATH", "HOME", "SHELL", "USER", "TMPDIR", "LANG", "LC_ALL", "TERM"}
 IGNORED = {"LABEL", "ARG", "EXPOSE", "CMD", "USER", "SHELL", "HEALTHCHECK", "STOPSIGNAL", "VOLUME",
            "MAINTAINER", "ONBUILD"}
 
@@ -126,8 +124,7 @@ class HostEnvironment:
         for name, value in pairs:
             if name in ("LANG", "LC_ALL") and value == "C.UTF-8":
                 continue  # what every session has already
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or name in OWN_VARIABLES \
-                    or name.startswith(("LD_", "PYTHON")):
+            if env_problem(name):
                 return f"ENV {name}: a variable of the system's own, which only the task's image sets"
             if "$" in value:
                 return f"ENV {name}: built from other variables, which only the task's image expands"
