@@ -11,7 +11,6 @@ a backstop. Removing the container ends every process in it: nothing outlives a 
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import socket
@@ -78,10 +77,14 @@ class _Frames:
             self.buf = self.buf[8:]
 
 
-@functools.lru_cache(maxsize=64)
+_IMAGE_ENV: dict[str, tuple[tuple[str, str], ...]] = {}  # by image name: a name is one content here
+
+
 def _image_env(client, name: str) -> tuple[tuple[str, str], ...]:
-    env = client.api.inspect_image(name)["Config"].get("Env") or []
-    return tuple(tuple(item.split("=", 1)) for item in env if "=" in item)  # type: ignore[misc]
+    if name not in _IMAGE_ENV:
+        env = client.api.inspect_image(name)["Config"].get("Env") or []
+        _IMAGE_ENV[name] = tuple(tuple(item.split("=", 1)) for item in env if "=" in item)  # type: ignore[misc]
+    return _IMAGE_ENV[name]
 
 
 def _guarded(image_env, ours: dict[str, str], writable: list[str]) -> dict[str, str]:
