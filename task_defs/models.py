@@ -34,7 +34,8 @@ SYSTEM_TOPS = {"bin", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "
 # interpreter run or load a file they name (the work folder's, in a hidden test's session: the judge's rule 1)
 RESERVED_VARIABLES = {"PATH", "HOME", "SHELL", "USER", "TMPDIR", "LANG", "LC_ALL", "TERM", "ENV", "BASH_ENV", "IFS",
                       "PS4", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "PROMPT_COMMAND"}
-RESERVED_PREFIXES = ("LD_", "DYLD_", "PYTHON", "NODE_", "PERL", "RUBY", "GIT_", "BASH_FUNC_", "GCONV_", "JAVA_TOOL")
+RESERVED_PREFIXES = ("LD_", "DYLD_", "PYTHON", "PYTEST", "NODE_", "PERL", "RUBY", "GIT_", "BASH_FUNC_", "GCONV_",
+                     "JAVA_TOOL")
 
 
 def env_problem(name: str) -> str | None:

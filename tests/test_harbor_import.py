@@ -332,7 +332,8 @@ def test_the_bases_a_build_cannot_pull_are_given_a_local_stand_in(tmp_path, base
     assert task_images.recipe(tmp_path, "t").stand_ins == ()  # no stand-in: the engine must hold it already
 
 
-@pytest.mark.parametrize("name", ["BASH_ENV", "ENV", "LD_PRELOAD", "PYTHONPATH", "NODE_OPTIONS", "PATH", "GIT_DIR"])
+@pytest.mark.parametrize("name", ["BASH_ENV", "ENV", "LD_PRELOAD", "PYTHONPATH", "NODE_OPTIONS", "PATH", "GIT_DIR",
+                                  "PYTEST_ADDOPTS"])
 def test_a_variable_that_makes_a_program_load_a_file_is_never_a_tasks_to_set(tmp_path, name):
     """Such a variable pointing into the work folder would make the judge's own shell or interpreter run what the
     agent left there: a task may not set it for its sessions, and a Dockerfile that does needs its own image,

@@ -99,7 +99,7 @@ def _guarded(image_env, ours: dict[str, str], writable: list[str]) -> dict[str, 
     for name, value in image_env:
         if name in ours or not env_problem(name):
             continue
-        if any(writable_path(w) for w in re.split(r"[:\s]+", value) if w) or not value.strip():
+        if any(writable_path(w) for w in re.split(r"[:\s]+", value) if w):
             out[name] = ""
     return out
 
