@@ -86,6 +86,9 @@ def main() -> None:
     for r in rows:
         by_module[r["test"].split("::")[0]] += r["cpu_s"]
     print(f"{cp.stdout.strip().splitlines()[-1] if cp.stdout.strip() else cp.stderr[-300:]}")
+    for line in cp.stdout.splitlines():
+        if line.startswith(("FAILED", "ERROR")):
+            print(line)
     print(f"wall {wall / 60:.1f} min; CPU in tests {sum(r['cpu_s'] for r in rows):.0f} s")
     for module, cpu in by_module.most_common(top):
         print(f"{cpu:8.1f} CPU-s  {module}")

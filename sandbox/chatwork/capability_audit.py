@@ -100,14 +100,13 @@ def audit_item(category: str, item: Item, work: Path, cfg: IsolationConfig | Non
             a.problems.append("a debugging item gives the `untouched` code its fix must change")
     if isinstance(item.grader, JudgeGrader):
         return a  # a judge grades it; its rubric's size is the model's rule
-    ref_pass, *others = _scores(item, [ref, "", *item.wrong] + ([item.untouched] if item.untouched else []),
-                                work, cfg)
+    ref_pass, *others = _scores(item, [ref, *item.wrong] + ([item.untouched] if item.untouched else []), work, cfg)
     missed = [n for n, ok in ref_pass.items() if not ok]
     if missed:
         a.problems.append(f"the reference fails {', '.join(missed)}")
-    # the empty reply fails most checks for free (no field, no code to run): a check counts as failable only when
-    # one of the item's plausible wrong replies fails it
-    failing = others[1: 1 + len(item.wrong)]
+    # the empty reply would fail most checks for free (no field, no code to run), so it is not asked: a check
+    # counts as failable only when one of the item's plausible wrong replies fails it
+    failing = others[: len(item.wrong)]
     never = [n for n, _w in names if all(s.get(n, False) for s in failing)]
     if never:
         a.problems.append(f"no wrong reply fails {', '.join(never)}: every check must be failed by a plausible "
