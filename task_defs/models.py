@@ -52,8 +52,10 @@ def mount_problem(inside: str) -> str | None:
     p = PurePosixPath(inside)
     if not p.is_absolute() or not re.fullmatch(r"(/[A-Za-z0-9._-]+)+", inside) or ".." in p.parts:
         return "an absolute path of plain names (like /app)"
-    if p.parts[1] in ("home", "tmp") and len(p.parts) > 2 and p.parts[1:3] != ("home", "kbench"):
-        return None  # a folder of its own under them (the sandbox's HOME is /home/kbench, its /tmp the session's)
+    if p.parts[1] in ("home", "tmp") and p.parts[1:3] != ("home", "kbench"):
+        # /tmp or /home itself (the session's /tmp is then the work folder, its HOME /root, as for Docker's root), or
+        # a folder of its own under them (the sandbox's HOME is /home/kbench, its /tmp the session's)
+        return None
     if p.parts[1] in SYSTEM_TOPS:
         return f"/{p.parts[1]} is the sandbox's own"
     return None
@@ -106,6 +108,12 @@ class Task(BaseModel):
     verifier_requires: list[str] = Field(default_factory=list)
     # Variables every session of the task has (its setup, the agent's, the hidden test's): a Dockerfile's ENV
     env: dict[str, str] = Field(default_factory=dict)
+    # What every session of the task may use (Harbor's [environment] cpus, memory_mb, storage_mb), in place of the
+    # run's own limits: memory and disk are the watchdogs' limits on either sandbox; CPUs are the container's share
+    # on the docker sandbox (bwrap has no CPU quota)
+    cpus: float | None = Field(default=None, gt=0)
+    memory_mb: int | None = Field(default=None, gt=0)
+    storage_mb: int | None = Field(default=None, gt=0)
     # Graded step by step (one Step a prompt, each with its own hidden test); a pass needs every step's
     steps: list[Step] = Field(default_factory=list)
 

@@ -134,13 +134,82 @@ def test_a_build_that_fetches_nothing_cannot_reach_the_hosts_own_services(tmp_pa
         client.images.remove(rec.name, force=True)
 
 
-def test_an_images_hooks_into_the_work_folder_are_emptied_in_its_sessions(tmp_path, monkeypatch):
+def test_an_images_hooks_and_path_into_the_work_folder_never_reach_the_judge(tmp_path, monkeypatch):
     """An image whose ENV names a file of the work folder for bash (BASH_ENV, ENV), the loader (LD_PRELOAD) or
-    Python (PYTHONSTARTUP): the work folder's forged reward hook never runs in the judge's session, so the untouched
-    folder is wrong and the reference passes."""
+    Python (PYTHONSTARTUP), and one whose PATH puts a folder of the work folder first: the work folder's forged hook
+    and forged `cat` never run in the judge's session, so the untouched folder is wrong. The reference passes: the
+    image's own tool folder on its PATH (/opt) reaches the reference's session and the judge's commands alike."""
     monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "fixtures"))
     monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
     source = DATA / "harbor_hostile"
     assert main(["import-tasks", str(source), "--build"]) == 0
-    [v] = validate_tasks(list(load_suite(source).tasks), tmp_path / "v", workers=1)
-    assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v
+    results = validate_tasks(list(load_suite(source).tasks), tmp_path / "v", workers=1)
+    assert sorted(v.task_id for v in results) == ["env_hooks", "path_plant"]
+    for v in results:
+        assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v
+
+
+def test_a_tasks_cpus_are_its_containers_share(tmp_path):
+    """[environment] cpus is the container's CPU quota (Docker's --cpus); memory_mb and storage_mb are the
+    watchdogs' limits on either sandbox (tests/test_harbor_import.py)."""
+    from sandbox.containers.process import ContainerProcess
+    from sandbox.isolation.limits import AGENT_LIMITS
+
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    for d in (home, tmp):
+        d.mkdir()
+    proc = ContainerProcess(["sleep", "30"], tmp_path, home, tmp, uid=65534, limits=AGENT_LIMITS,
+                            env={"HOME": "/home/kbench", "PATH": "/usr/bin:/bin"}, ro_binds=[], rw_binds=[],
+                            work_mounts=(), network=False, label="cpus-test", cpus=0.5)
+    try:
+        assert proc.client.api.inspect_container(proc.container)["HostConfig"]["NanoCpus"] == 500_000_000
+    finally:
+        proc.kill()
+        proc.remove()
+
+
+def test_the_selftests_image_family_is_contained_under_both_agents(tmp_path):
+    """`kbench selftest`'s harbor_image family, which needs an engine: the forgeries an image's PATH, BASH_ENV and
+    PYTHONSTARTUP would hand the judge are planted under pi and builtin, and the attempt is still graded wrong."""
+    from kbench_dagster.selftest import harbor_image
+    from kbench_dagster.selftest.cli import render_table
+    from kbench_dagster.selftest.runner import AGENTS, run_selftest
+
+    out = run_selftest([harbor_image.FAMILY], list(AGENTS), tmp_path / "work", tmp_path / "runs",
+                       suite=load_suite("kbench"))
+    assert [(r.agent, r.verdict.contained) for r in out.rows] == [("pi", True), ("builtin", True)], \
+        render_table(out.rows)
+    assert out.host.clean, out.host
+
+
+@pytest.mark.parametrize("inside, home", [("/tmp", "/home/kbench"), ("/home", "/root")])
+def test_an_image_task_working_in_tmp_or_home_itself_is_seen_there(tmp_path, monkeypatch, inside, home):
+    """WORKDIR /tmp or /home on the docker backend: what the build left there is the work folder's start, the
+    session's /tmp is the work folder (or HOME is /root), and the reference passes while the untouched folder
+    fails. The work root is outside /tmp, as it must be for a task that works in /tmp."""
+    import tempfile
+
+    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "fixtures"))
+    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
+    folder = tmp_path / "src" / "in-place"
+    for sub in ("environment", "tests", "solution"):
+        (folder / sub).mkdir(parents=True)
+    (folder / "environment" / "Dockerfile").write_text(
+        f"FROM debian:bookworm-slim\nENV PATH=/opt/inplace/bin:$PATH\nWORKDIR {inside}\nRUN echo seed > seed.txt\n")
+    (folder / "instruction.md").write_text(f"Append -done to the word in {inside}/seed.txt, into {inside}/out.txt.\n")
+    (folder / "task.toml").write_text('version = "1.0"\n[agent]\ntimeout_sec = 60.0\n')
+    (folder / "solution" / "solve.sh").write_text(
+        f'#!/bin/bash\necho "$(cat {inside}/seed.txt)-done" > {inside}/out.txt\necho "$HOME $TMPDIR" > where.txt\n')
+    (folder / "tests" / "test.sh").write_text(
+        f'#!/bin/bash\n[ "$(cat {inside}/out.txt)" = seed-done ] && echo 1 > /logs/verifier/reward.txt '
+        "|| echo 0 > /logs/verifier/reward.txt\n")
+    assert main(["import-tasks", str(folder.parent), "--build"]) == 0
+    outside = Path(tempfile.mkdtemp(prefix="kbench-work-", dir="/var/tmp"))
+    outside.chmod(0o755)
+    try:
+        [v] = validate_tasks(list(load_suite(folder.parent).tasks), outside, workers=1, keep_work=True)
+        assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v
+        [where] = [p.read_text().split() for p in outside.rglob("where.txt")]
+        assert where == [home, "/tmp"]
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -1,8 +1,9 @@
 """`kbench import-tasks DIR [--build] [--write F.json] [--details]`: Harbor / Terminal-Bench task folders
-(task_defs/importers/harbor.py) as a suite. It says how many run here, a table of why the others do not (each task
-on request), and how to validate and run them: `--suite DIR` takes the folders wherever a suite is taken, so
-imported tasks go through the same validate, the one run loop and the same store as ours. `--write` keeps the suite
-as one JSON fixture file too."""
+(task_defs/importers/harbor.py) as a suite, or a dataset of a Harbor registry file laid out as such folders
+(`import-tasks registry.json --dataset NAME@VERSION --mirror DIR`, task_defs/importers/harbor_registry.py).
+It says how many run here, a table of why the others do not (each task on request), and how to validate and run
+them: `--suite DIR` takes the folders wherever a suite is taken, so imported tasks go through the same validate, the
+one run loop and the same store as ours. `--write` keeps the suite as one JSON fixture file too."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kbench_dagster.terminal import visible
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
 from task_defs.importers.harbor import is_harbor_source, is_multi_step, load_harbor, task_folders
+from task_defs.importers.harbor_registry import is_registry, lay_dataset, pick, read_registry
 
 RUNNABLE = ("Runnable means the sandbox can give the task its environment and run its verifier (tests/test.sh) "
             "here: laid from its Dockerfile on the host's system, or its own image, built from that Dockerfile on the "
@@ -43,8 +45,26 @@ def _unread(source: Path) -> list[tuple[Path, str]]:
             for f in folders if not (f / "instruction.md").is_file() and not is_multi_step(f)]
 
 
+def _from_registry(args) -> tuple[Path, list[TaskFileError]]:
+    """A dataset of a Harbor registry file, laid out as a folder of task folders: that folder, and the tasks that
+    are not at hand."""
+    registry = Path(args.dir)
+    dataset = pick(read_registry(registry), args.dataset, registry)
+    into = Path(args.into) if args.into else Path.home() / ".cache" / "kbench" / "datasets" / dataset.qualified
+    mirrors = [Path(m) for m in args.mirror or []]
+    refused = lay_dataset(dataset, registry, mirrors, into)
+    print(f"import-tasks: dataset {dataset.qualified} of {registry}: {len(dataset.tasks) - len(refused)} of "
+          f"{len(dataset.tasks)} task folder(s) at hand, laid out in {into}", file=sys.stderr)
+    return into, refused
+
+
 def cmd_import_tasks(args) -> int:
-    source = Path(args.dir)
+    source, missing = _from_registry(args) if is_registry(Path(args.dir)) else (Path(args.dir), [])
+    if args.dataset and not missing and source == Path(args.dir):
+        raise TaskFileError(source, "--dataset", "names a dataset of a Harbor registry file (registry.json); "
+                                                 "this is not one")
+    if missing and not any(source.iterdir()):
+        raise missing[0]
     if not is_harbor_source(source):
         raise TaskFileError(source, None, "holds no Harbor task folder (a folder with instruction.md, task.toml, "
                                           "environment/, tests/test.sh and solution/solve.sh)")
@@ -60,6 +80,7 @@ def cmd_import_tasks(args) -> int:
     runnable = [fx for fx, _ in fixtures if not blocked(fx)]
     reasons = Counter(reason_kind(blocked(fx)) for fx, _ in fixtures if blocked(fx))
     reasons.update(f"refused: {Path(e.path).name} {e.field or ''}: {e.problem}"[:100] for e in refused)
+    reasons.update(f"not at hand: {e.problem}"[:100] for e in missing)
     unread = _unread(source)
     reasons.update(why for _, why in unread)
     if args.details:
@@ -70,6 +91,8 @@ def cmd_import_tasks(args) -> int:
             print(f"{fx.task_id:32} {visible(state)}")
         for e in refused:
             print(f"{'(refused)':32} {visible(str(e))}")
+        for e in missing:
+            print(f"{'(not at hand)':32} {visible(str(e))}")
         for folder, why in unread:
             print(f"{'(not read)':32} {visible(f'{folder}: {why}')}")
     task_envs.show_failures(envs)
@@ -77,9 +100,9 @@ def cmd_import_tasks(args) -> int:
     print(f"{len(runnable):6}  runnable here")
     for why, n in reasons.most_common():
         print(f"{n:6}  {visible(why)}")
-    print(f"import-tasks: {len(fixtures) + len(refused) + len(unread)} task folder(s) in {source} as suite {name}: "
-          f"{len(runnable)} runnable here, {len(fixtures) - len(runnable)} not, {len(refused)} refused, "
-          f"{len(unread)} not read"
+    print(f"import-tasks: {len(fixtures) + len(refused) + len(unread) + len(missing)} task folder(s) in {source} as "
+          f"suite {name}: {len(runnable)} runnable here, {len(fixtures) - len(runnable)} not, {len(refused)} refused, "
+          f"{len(unread)} not read{f', {len(missing)} not at hand' if missing else ''}"
           f"{'' if args.details else ' (--details names each)'}. {RUNNABLE}", file=sys.stderr)
     if args.write:
         doc = {"canary": CANARY, "suite": name,
@@ -103,7 +126,14 @@ def add_import_tasks_parser(sub) -> None:
                        description=f"Reads every task folder, a broken one refused with its file and field while "
                                    f"the others go on; prints how many are runnable and a table of why the others "
                                    f"are not. Exits 1 when none is runnable. {RUNNABLE}.")
-    s.add_argument("dir", help="a task folder or a folder of them")
+    s.add_argument("dir", help="a task folder, a folder of them, or a Harbor registry file (registry.json)")
+    s.add_argument("--dataset", metavar="NAME[@VERSION]", help="the registry's dataset to lay out (needed where it "
+                                                               "holds several)")
+    s.add_argument("--mirror", metavar="DIR", action="append",
+                   help="a folder holding local clones (or bare git folders) of the repositories a registry's "
+                        "tasks name, as OWNER+NAME, OWNER/NAME or NAME; nothing is fetched (repeatable)")
+    s.add_argument("--into", metavar="DIR", help="where a registry's dataset is laid out as task folders (default "
+                                                 "~/.cache/kbench/datasets/NAME@VERSION; emptied first)")
     s.add_argument("--write", metavar="F.json", help="also keep the suite as a JSON fixture file")
     s.add_argument("--details", action="store_true", help="each task, runnable or why not, and each refused folder")
     s.add_argument("--build", action="store_true",

@@ -11,6 +11,7 @@ from kbench_dagster.selftest import (
     deep_tree,
     escapes,
     file_tools,
+    harbor_image,
     harbor_shadow,
     import_host_files,
     judge_import,
@@ -23,8 +24,8 @@ from kbench_dagster.selftest import (
 )
 
 FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, memory_split, file_tools, escapes,
-                               record_truth, import_host_files, harbor_shadow, capability_forged_cases,
-                               judge_injection, deep_nesting)]
+                               record_truth, import_host_files, harbor_shadow, harbor_image,
+                               capability_forged_cases, judge_injection, deep_nesting)]
 FAMILIES += shell_trials.FAMILIES  # the shell trials' oracle: two judge families in one module
 
 __all__ = ["FAMILIES"]

@@ -45,9 +45,25 @@ def render_host(out: Outcome) -> str:
     return "\n".join(lines)
 
 
+def docker_unavailable() -> str | None:
+    """Why the families that need a Docker engine cannot run here, or None."""
+    from sandbox.containers import engine
+
+    try:
+        engine.client(timeout=10)
+    except engine.EngineUnavailable as exc:
+        return str(exc)
+    return None
+
+
 def cmd_selftest(args) -> int:
     families = {f.name: f for f in FAMILIES}
     chosen = [families[n] for n in _pick(args.families, list(families), "families")]
+    without = docker_unavailable() if any(getattr(f, "docker", False) for f in chosen) else None
+    if without:
+        left = [f.name for f in chosen if getattr(f, "docker", False)]
+        chosen = [f for f in chosen if not getattr(f, "docker", False)]
+        print(f"selftest: {', '.join(left)} left out: {without}", file=sys.stderr, flush=True)
     agents = _pick(args.agents, list(AGENTS), "agents")
     work = Path(args.work) if args.work else default_work_root()
     started = time.monotonic()

@@ -139,6 +139,7 @@ class JudgeFamily:
     name: str
     run: Callable[[JudgeContext, str], Verdict]  # (context, agent) -> verdict
     agents: tuple[str, ...] = ("api",)
+    docker: bool = False  # its task runs in an image of its own: only where a Docker engine answers
 
 
 def bash(command: str) -> dict:

@@ -24,6 +24,7 @@ import psutil
 
 from sandbox.containers import engine, image
 from sandbox.isolation import seccomp
+from sandbox.isolation.bwrap import check_work_mounts
 from sandbox.isolation.limits import MB, Limits
 from sandbox.isolation.procs import session_processes
 from task_defs.models import env_problem
@@ -87,21 +88,31 @@ def _image_env(client, name: str) -> tuple[tuple[str, str], ...]:
     return _IMAGE_ENV[name]
 
 
+def writable_path(word: str, writable: list[str]) -> bool:
+    """A relative path, or one in or under a place the session can write."""
+    word = word.strip()
+    return not word.startswith("/") or any(word == w or word.startswith(w.rstrip("/") + "/") for w in writable)
+
+
 def _guarded(image_env, ours: dict[str, str], writable: list[str]) -> dict[str, str]:
     """The image's own variables that would make a shell, loader or interpreter of the session load a file from a
     place the session can write (the work folder and its mounts, HOME, /tmp), or from a relative path: set empty
     here, so no session, the judge's least of all, runs what the agent left there. The image's others stand."""
-    def writable_path(word: str) -> bool:
-        word = word.strip()
-        return not word.startswith("/") or any(word == w or word.startswith(w.rstrip("/") + "/") for w in writable)
-
     out = {}
     for name, value in image_env:
         if name in ours or not env_problem(name):
             continue
-        if any(writable_path(w) for w in re.split(r"[:\s]+", value) if w):
+        if any(writable_path(w, writable) for w in re.split(r"[:\s]+", value) if w):
             out[name] = ""
     return out
+
+
+def image_path(name: str, writable: list[str] = ()) -> str | None:
+    """The image's own ENV PATH, less its relative folders and those in `writable`; None where it sets none."""
+    path = dict(_image_env(engine.client(), name)).get("PATH")
+    if path is None:
+        return None
+    return ":".join(p for p in path.split(":") if p and not writable_path(p, list(writable)))
 
 
 def _create_time(pid: int) -> float | None:
@@ -122,9 +133,12 @@ class ContainerProcess:
 
     def __init__(self, cmd: list[str], workdir: Path, home: Path, tmp: Path, *, uid: int, limits: Limits,
                  env: dict[str, str], ro_binds: list, rw_binds: list, work_mounts, network: bool, label: str,
-                 image_name: str | None = None):
+                 image_name: str | None = None, cpus: float | None = None):
         self.client = engine.client()
-        mounts = [_mount(workdir, str(workdir), False), _mount(home, env["HOME"], False), _mount(tmp, "/tmp", False)]
+        check_work_mounts(Path(workdir), tuple(work_mounts))
+        mounts = [_mount(workdir, str(workdir), False), _mount(home, env["HOME"], False)]
+        if not any(dest == "/tmp" for _rel, dest in work_mounts):  # else the work folder is the session's /tmp
+            mounts.append(_mount(tmp, "/tmp", False))
         for b in ro_binds:
             src, dest = (b[0], b[1]) if isinstance(b, tuple) else (b, str(b))
             mounts.append(_mount(src, dest, True))
@@ -147,6 +161,7 @@ class ContainerProcess:
                 mounts=mounts, read_only=True, network_mode="host" if network else "none", init=True,
                 cap_drop=["ALL"], security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
                 mem_limit=memory, memswap_limit=memory, pids_limit=limits.nproc_rlimit, ipc_mode="private",
+                nano_cpus=int(cpus * 1e9) if cpus else None,
                 ulimits=[Ulimit(name="fsize", soft=limits.fsize_bytes, hard=limits.fsize_bytes),
                          Ulimit(name="nproc", soft=limits.nproc_rlimit, hard=limits.nproc_rlimit),
                          Ulimit(name="core", soft=0, hard=0)]))["Id"]

@@ -49,6 +49,10 @@ class IsolationConfig:
     work_mounts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     image: str | None = None  # docker: the image sessions run in (default: the base image, containers/image.py)
     env: tuple[tuple[str, str], ...] = ()  # the task's own variables (a Dockerfile's ENV), in every session of it
+    # the task's own resources (Task.cpus, memory_mb, storage_mb), over the run's limits in every session of it
+    cpus: float | None = None
+    memory_mb: int | None = None
+    storage_mb: int | None = None
 
     def resolve(self) -> Isolation:
         if self.mode == "bwrap":
@@ -98,12 +102,25 @@ def ready_work_mounts(workdir: Path, mounts: tuple[tuple[str, str], ...]) -> Non
             at.mkdir()
 
 
-def _mount_args(workdir: Path, mounts: tuple[tuple[str, str], ...], made: set[str]) -> list[str]:
-    args = []
-    for rel, dest in mounts:
+def inside_home(work_mounts: tuple[tuple[str, str], ...]) -> str:
+    """The session's HOME: /home/kbench, or /root where the task's work folder is seen at /home itself (Docker's HOME
+    for its default user, root)."""
+    return "/root" if any(dest == "/home" for _rel, dest in work_mounts) else INSIDE_HOME
+
+
+def check_work_mounts(workdir: Path, mounts: tuple[tuple[str, str], ...]) -> None:
+    """A work folder seen at a path that holds it (or that it holds) would hide it: refused, saying what to do."""
+    for _rel, dest in mounts:
         inside = Path(dest)
         if inside == workdir or inside in workdir.parents or workdir in inside.parents:
-            raise ValueError(f"the work folder cannot also be seen at {dest}: it would hide {workdir}")
+            raise ValueError(f"the work folder cannot also be seen at {dest}: it would hide {workdir} (give the run "
+                             f"a work root outside {dest}: --work or KBENCH_WORK)")
+
+
+def _mount_args(workdir: Path, mounts: tuple[tuple[str, str], ...], made: set[str]) -> list[str]:
+    check_work_mounts(workdir, mounts)
+    args = []
+    for rel, dest in mounts:
         args += _parents(dest, made) + ["--bind", str(workdir if rel == "." else workdir / rel), dest]
     return args
 
@@ -132,7 +149,8 @@ def bwrap_argv(
     network: bool = True,
     outer: list[str] = (),
 ) -> list[str]:
-    """bwrap command line: system read-only, one writable work folder, private /tmp, HOME and /proc. Without
+    """bwrap command line: system read-only, one writable work folder, private /tmp (or the work folder, where the
+    task's is seen at /tmp: its bind comes later and covers the session's), HOME and /proc. Without
     network the process gets its own network namespace with only its own loopback: it reaches nothing of the host
     (the model server, the Dagster UI, another session's listener). `outer` is a command prefix that runs in the
     sandbox before the uid drop (it ends by running the rest): the session's processes cannot trace, read, signal
@@ -146,7 +164,8 @@ def bwrap_argv(
     for dev in sorted(glob.glob("/dev/nvidia*")):  # GPU device nodes, so nvidia-smi works inside
         argv += ["--dev-bind", dev, dev]
     made: set[str] = {"/", "/tmp"}
-    argv += _parents(INSIDE_HOME, made) + ["--bind", str(home), INSIDE_HOME]
+    home_inside = inside_home(cfg.work_mounts)
+    argv += _parents(home_inside, made) + ["--bind", str(home), home_inside]
     for b in list(cfg.extra_ro_binds) + list(ro_binds):
         src, dest = (str(b[0]), b[1]) if isinstance(b, tuple) else (str(b), str(b))
         argv += _parents(dest, made) + ["--ro-bind", src, dest]

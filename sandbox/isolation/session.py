@@ -13,10 +13,17 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from sandbox.containers.process import ContainerLost, ContainerProcess
+from sandbox.containers.process import ContainerLost, ContainerProcess, image_path
 from sandbox.isolation import trees, uids
-from sandbox.isolation.bwrap import CONTAINED, INSIDE_HOME, SYSTEM_PATH, IsolationConfig, bwrap_argv, ready_work_mounts
-from sandbox.isolation.limits import Limits
+from sandbox.isolation.bwrap import (
+    CONTAINED,
+    SYSTEM_PATH,
+    IsolationConfig,
+    bwrap_argv,
+    inside_home,
+    ready_work_mounts,
+)
+from sandbox.isolation.limits import MB, Limits
 from sandbox.isolation.procs import kill_all, processes_in_folder, session_processes, wait_gone
 from sandbox.isolation.teardown import TeardownReport
 from sandbox.isolation.watchdog import Kill, Watchdog
@@ -155,6 +162,10 @@ def run_session(
         if uid is not None:
             cfg = replace(cfg, run_as_uid=uid)
         workdir = Path(workdir).resolve()
+        if cfg.memory_mb:
+            limits = limits.with_(rss_limit_bytes=cfg.memory_mb * MB)
+        if cfg.storage_mb:
+            limits = limits.with_(disk_bytes=cfg.storage_mb * MB)
         isolation = cfg.resolve()
         contained = isolation in CONTAINED
         if tracer and isolation == "docker":
@@ -169,10 +180,12 @@ def run_session(
         home, tmp = scratch / "home", scratch / "tmp"
         home.mkdir()
         tmp.mkdir()
-        full_env = {"PATH": ":".join([*cfg.path_prefix, SYSTEM_PATH]), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+        # a task's own image keeps its ENV PATH (a venv, a toolchain under /opt), as Docker would run it
+        system_path = (image_path(cfg.image) if isolation == "docker" and cfg.image else None) or SYSTEM_PATH
+        full_env = {"PATH": ":".join([*cfg.path_prefix, system_path]), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                     "TERM": "dumb"}
         if contained:
-            full_env.update(HOME=INSIDE_HOME, TMPDIR="/tmp")
+            full_env.update(HOME=inside_home(cfg.work_mounts), TMPDIR="/tmp")
         else:
             full_env.update(HOME=str(home), TMPDIR=str(tmp))
         full_env.update(dict(cfg.env))  # the task's own, under whatever the caller sets
@@ -207,7 +220,7 @@ def run_session(
                 proc = ContainerProcess(cmd, workdir, home, tmp, uid=uid, limits=limits, env=full_env,
                                         ro_binds=[*cfg.extra_ro_binds, *ro_binds], rw_binds=list(rw_binds),
                                         work_mounts=cfg.work_mounts, network=network, label=label,
-                                        image_name=cfg.image)
+                                        image_name=cfg.image, cpus=cfg.cpus)
             except BaseException:  # no engine, no image: the session never began, and leaves nothing
                 trees.remove_tree(scratch, ignore_errors=True)
                 raise

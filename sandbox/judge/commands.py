@@ -3,7 +3,8 @@
 A verification command (a fixture's check, a SWE record's FAIL_TO_PASS, a Harbor task's test.sh) runs in the work
 folder the agent left, because that is what it checks. What it runs must still come from the system or the judge:
 
-* PATH is the system's folders (`JUDGE_PATH`), after the judge's own bin/ (pytest): never the work folder.
+* PATH is the system's folders (`JUDGE_PATH`, or a task image's own PATH less every folder the session can write),
+  after the judge's own bin/ (pytest): never the work folder.
 * Python: PYTHONSAFEPATH=1 (no current or script folder first on sys.path), no user site, no bytecode written, and
   the judge's tools folder on PYTHONPATH, whose sitecustomize (verifier_site.py) serves every standard and judge
   module from the trusted folders only; pytest loads no plugin it finds installed (PYTEST_DISABLE_PLUGIN_AUTOLOAD),
@@ -111,10 +112,13 @@ def tools_folder() -> Path:
     return root
 
 
-def command_env(tools: Path) -> dict[str, str]:
-    """What a verification command's environment holds over the sandbox's own (HOME, TMPDIR, the locale)."""
+def command_env(tools: Path, system_path: str | None = None) -> dict[str, str]:
+    """What a verification command's environment holds over the sandbox's own (HOME, TMPDIR, the locale).
+    `system_path`: the system's folders where they are not JUDGE_PATH (a task image's own PATH, less every folder
+    the session can write)."""
     bin_dir = tools / "bin"
-    path = f"{bin_dir}:{JUDGE_PATH}" if bin_dir.is_dir() else JUDGE_PATH
+    system_path = system_path or JUDGE_PATH
+    path = f"{bin_dir}:{system_path}" if bin_dir.is_dir() else system_path
     env = {"PATH": path, "PYTHONSAFEPATH": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONPATH": str(tools), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     plugins = (tools / PLUGINS).read_text(encoding="utf-8").split() if (tools / PLUGINS).is_file() else []
@@ -123,10 +127,10 @@ def command_env(tools: Path) -> dict[str, str]:
     return env
 
 
-def session_env(requirements: tuple[str, ...] = ()) -> tuple[dict[str, str], Path]:
+def session_env(requirements: tuple[str, ...] = (), system_path: str | None = None) -> tuple[dict[str, str], Path]:
     """The variable the grader sets in a hidden test's sandbox, and the folder to bind read-only there: the judge's
     own pytest, or the pinned packages a task's verifier asks for (verifier_env.py)."""
     from sandbox.judge.verifier_env import tools_for
 
     tools = tools_for(requirements) if requirements else tools_folder()
-    return {ENV_VAR: json.dumps(command_env(tools))}, tools
+    return {ENV_VAR: json.dumps(command_env(tools, system_path))}, tools

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, bwrap_path, sandbox_python
+from sandbox.isolation.bwrap import SYSTEM_PATH, IsolationConfig, bwrap_path, inside_home, sandbox_python
 from sandbox.isolation.limits import TEST_LIMITS, Limits
 from sandbox.isolation.session import SessionResult, run_session
 from sandbox.isolation.workdirs import private_copy
@@ -70,6 +70,7 @@ def task_isolation(task: Task, cfg: IsolationConfig | None) -> IsolationConfig:
     cfg = cfg or IsolationConfig()
     if task.env:
         cfg = replace(cfg, env=tuple(sorted(task.env.items())))
+    cfg = replace(cfg, cpus=task.cpus, memory_mb=task.memory_mb, storage_mb=task.storage_mb)
     if task.image:
         cfg = replace(cfg, mode="docker", image=task.image)
     if not task.mounts:
@@ -109,6 +110,18 @@ def _parse(result: SessionResult, nonce: str) -> tuple[Outcome, str]:
     return "crash", f"the test ended without its result line (exit code {result.returncode})"
 
 
+def _judge_system_path(workdir: Path, cfg: IsolationConfig | None) -> str | None:
+    """A task image's own PATH for the judge's commands, less every folder its session can write (the work folder
+    and where it is also seen, HOME, /tmp); None: the system's (commands.JUDGE_PATH)."""
+    if cfg is None or not cfg.image or cfg.resolve() != "docker":
+        return None
+    from sandbox.containers.process import image_path
+
+    writable = [str(Path(workdir).resolve()), inside_home(cfg.work_mounts), "/tmp",
+                *(inside for _rel, inside in cfg.work_mounts)]
+    return image_path(cfg.image, writable) or None
+
+
 def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits: Limits,
                     cfg: IsolationConfig | None, output_path: Path | None, log_path: Path | None,
                     label: str, nonce: str | None = None,
@@ -121,7 +134,7 @@ def run_hidden_test(test: str, files: dict[str, bytes], workdir: Path, *, limits
     harness = private_copy({"kbtest.py": HARNESS}, near=workdir)
     # what a command the test starts runs with: the system's PATH, isolated Pythons, the judge's own pytest (a
     # folder of the grader's, read-only here and never in an agent's session)
-    command_env, tools = commands.session_env(requirements)
+    command_env, tools = commands.session_env(requirements, _judge_system_path(workdir, cfg))
     try:
         nonce = nonce or secrets.token_hex(16)
         result = run_session(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from sandbox.isolation.bwrap import IsolationConfig
+from sandbox.isolation.bwrap import IsolationConfig, check_work_mounts
 from sandbox.isolation.diskspace import RESERVE_BYTES, ensure_room, ran_full
 from sandbox.isolation.limits import AGENT_LIMITS, Limits
 from sandbox.isolation.session import run_session
@@ -44,6 +44,10 @@ def _run_script(task: Task, script: Path, workdir: Path, cfg: IsolationConfig | 
 
 def prepare_workdir(task: Task, workdir: Path, cfg: IsolationConfig | None = None) -> Path:
     """A fresh work folder holding the task's setup files, as the agent first sees it."""
+    try:  # where the task sees it must not hide it (a work root under /tmp, for a task that works in /tmp)
+        check_work_mounts(Path(workdir).resolve(), tuple((rel, inside) for inside, rel in task.mounts.items()))
+    except ValueError as exc:
+        raise PrepareError(str(exc)) from None
     workdir = fresh_dir(workdir)
     at = next((inside for inside, rel in task.mounts.items() if rel == "."), None)
     if task.image and at:  # what the task's image holds where its sessions see the work folder

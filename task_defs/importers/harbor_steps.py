@@ -84,8 +84,9 @@ def _one(folder: Path, table: dict, n: int, toml: Path, task: str) -> tuple[Fixt
 
 
 def steps_fixture(folder: Path, cfg: dict, toml: Path, common: dict, mounts: dict[str, str],
-                  unavailable: str | None) -> Fixture:
-    """The fixture of a multi-step task; `common` holds what every Harbor task has (id, title, workspace, ...)."""
+                  unavailable: str | None, resources: dict) -> Fixture:
+    """The fixture of a multi-step task; `common` holds what every Harbor task has (id, title, workspace, ...),
+    `resources` its [environment] limits (harbor.resources)."""
     strategy = cfg.get("multi_step_reward_strategy", "mean")
     if strategy != "mean":
         unavailable = unavailable or (f"task.toml multi_step_reward_strategy {str(strategy)[:40]!r}: kbench scores "
@@ -99,7 +100,8 @@ def steps_fixture(folder: Path, cfg: dict, toml: Path, common: dict, mounts: dic
         unavailable = unavailable or why
     try:
         return Fixture(**common, prompt=steps[0].prompt, verification=steps[-1].verification, steps=steps,
-                       limits=Limits(timeout_seconds=math.ceil(max(timeouts))), mounts=mounts,  # each session's
+                       # the longest step's time is each session's
+                       limits=Limits(timeout_seconds=math.ceil(max(timeouts)), **resources), mounts=mounts,
                        verifier_requires=requires, unavailable=unavailable or None)
     except ValidationError as exc:
         raise invalid(exc, toml, common["id"]) from None

@@ -1,0 +1,2 @@
+#!/bin/bash
+ledger-total > /app/total.txt
