@@ -102,3 +102,15 @@ def test_task_toml_resources_are_the_limits_of_each_of_the_tasks_sessions(tmp_pa
     toml.write_text(base + 'memory_mb = "2G"\n')
     with pytest.raises(TaskFileError, match="environment.memory_mb"):
         load_harbor(folder)
+
+
+@pytest.mark.parametrize("entry, bad", [(["/usr/local/bin/start"], None), (["/app/start.sh"], "/app/start.sh"),
+                                        (["/bin/sh", "-c", "exec /app/run \"$@\""], "/app/run"),
+                                        (["/bin/bash", "/tests/boot.sh"], "/tests/boot.sh"),
+                                        (["python3", "/home/kbench/x.py"], "/home/kbench/x.py")])
+def test_an_entrypoint_that_would_run_a_file_the_session_writes_is_refused_at_the_container(entry, bad):
+    """An image's ENTRYPOINT runs as root before every session, the judge's too: a container is never made for one
+    that names a place the session can write, however the command spells it."""
+    from sandbox.containers.entrypoint import runs_writable
+
+    assert runs_writable(entry, ["/var/tmp/work/t1", "/app", "/tests", "/logs", "/home/kbench", "/tmp"]) == bad

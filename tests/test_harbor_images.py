@@ -213,3 +213,28 @@ def test_an_image_task_working_in_tmp_or_home_itself_is_seen_there(tmp_path, mon
         assert where == [home, "/tmp"]
     finally:
         shutil.rmtree(outside, ignore_errors=True)
+
+
+def test_an_images_entrypoint_prepares_each_session_as_root_and_the_session_runs_as_its_own_uid(tmp_path,
+                                                                                                 monkeypatch):
+    """An ENTRYPOINT that names a host in /etc/hosts and serves a root-only file on port 80 runs first in every
+    session, as root, as Harbor runs it: the reference reaches the service from a session that is not root, the
+    verifier reaches it too, the untouched folder fails; the scripted oracle passes through the run loop under pi
+    and builtin, null does not."""
+    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "fixtures"))
+    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
+    source = DATA / "harbor_entrypoint"
+    assert main(["import-tasks", str(source), "--build"]) == 0
+    suite = load_suite(source)
+    [v] = validate_tasks(list(suite.tasks), tmp_path / "v", workers=1)
+    assert v.status == "ok" and v.untouched.outcome == "wrong" and v.reference.outcome == "pass", v
+    for agent in ("pi", "builtin"):
+        for persona, want in (("oracle", "pass"), ("null", "wrong")):
+            got = []
+            with ScriptedServer(persona=persona, suite=suite, port=0) as srv:
+                spec = RunSpec(run_id=f"{agent}-{persona}", model=srv.model_id, conds=select_conditions("base"),
+                               tasks=list(suite.tasks), url=srv.url, agent=agent, runs_root=tmp_path / "runs",
+                               work_root=tmp_path / "work", workers=1, timeout_s=120)
+                Scheduler(spec, suite, on_result=got.append).run()
+            [r] = got
+            assert r["outcome"] == want and not r["infra"], (agent, r)

@@ -216,7 +216,8 @@ def test_a_verifier_that_fetches_uv_and_pinned_pytest_runs_on_the_judges_pinned_
 
 def test_task_toml_settings_harbor_gives_a_task_reach_its_verifier_and_image(tmp_path):
     """[verifier] timeout_sec and env reach test.sh; [environment.env] is the image's (the task gets its own);
-    an ENTRYPOINT or MCP servers, which kbench does not start, make the task unavailable saying so."""
+    an ENTRYPOINT makes the task's own image (its sessions run it first, as root), unless it runs a file of the work
+    folder; MCP servers, which kbench does not start, make the task unavailable saying so."""
     folder = copy_ours(tmp_path, "tally-log-levels")
     toml = folder / "task.toml"
     base = 'version = "1.0"\n\n[agent]\ntimeout_sec = 300.0\n'
@@ -238,9 +239,13 @@ def test_task_toml_settings_harbor_gives_a_task_reach_its_verifier_and_image(tmp
     toml.write_text(base + '\n[environment]\nmcp_servers = [{name = "files", command = "srv"}]\n')
     assert "MCP servers" in load_harbor(folder)[1][0][0].unavailable
     toml.write_text(base)
-    with open(folder / "environment" / "Dockerfile", "a") as fh:
-        fh.write('ENTRYPOINT ["/usr/local/bin/start-services"]\n')
-    assert "ENTRYPOINT" in load_harbor(folder)[1][0][0].unavailable
+    dockerfile = folder / "environment" / "Dockerfile"
+    plain = dockerfile.read_text()
+    dockerfile.write_text(plain + 'ENTRYPOINT ["/usr/local/bin/start-services"]\n')
+    [(fx, _)] = load_harbor(folder)[1]
+    assert fx.image and fx.unavailable is None  # run as root before each session, in the task's own image
+    dockerfile.write_text(plain + "ENTRYPOINT /bin/bash /app/start.sh\n")  # a file the agent can write: never
+    assert "ENTRYPOINT runs /app/start.sh, a file of the work folder" in load_harbor(folder)[1][0][0].unavailable
     toml.write_text(base + '\n[verifier.env]\n"bad name" = 1\n')
     with pytest.raises(TaskFileError, match="verifier.env"):
         load_harbor(folder)

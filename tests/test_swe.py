@@ -73,3 +73,21 @@ def test_a_gold_patch_is_the_reference(tmp_path, capsys):
     assert main(["swe", "--dataset", str(data), "--trusted-dataset", "true", "validate", "--work",
                  str(tmp_path / "w")]) == 0
     assert "1 ok, 0 failed" in capsys.readouterr().out
+
+
+def test_a_record_takes_the_environment_rules_of_every_imported_task(tmp_path):
+    """A record's limits carry the resources a Harbor task's [environment] gives (memory, disk, CPUs), and its
+    `env` and `image` are a fixture's: every session of the task gets them; a variable that would make a program load
+    a file is refused naming the record and field, as for any task."""
+    rec = json.loads(CASES.read_text().splitlines()[0])
+    rec.update(limits={"timeout_seconds": 120, "memory_mb": 512, "storage_mb": 256, "cpus": 1},
+               env={"CALC_LOCALE": "en"}, image="swe-env/calc:py311")
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    name, fixtures, files = load_swe(path, trusted=True)
+    task = load_suite(materialize(name, fixtures, files)).tasks[0]
+    assert (task.memory_mb, task.storage_mb, task.cpus, task.image) == (512, 256, 1, "swe-env/calc:py311")
+    assert task.env == {"CALC_LOCALE": "en"}
+    path.write_text(json.dumps(dict(rec, env={"LD_PRELOAD": "/repo/x.so"})) + "\n")
+    with pytest.raises(TaskFileError, match="env"):
+        load_swe(path, trusted=True)

@@ -18,11 +18,12 @@ import struct
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
-from sandbox.containers import engine, image
+from sandbox.containers import engine, entrypoint, image
 from sandbox.isolation import seccomp
 from sandbox.isolation.bwrap import check_work_mounts
 from sandbox.isolation.limits import MB, Limits
@@ -78,14 +79,22 @@ class _Frames:
             self.buf = self.buf[8:]
 
 
-_IMAGE_ENV: dict[str, tuple[tuple[str, str], ...]] = {}  # by image name: a name is one content here
+@dataclass(frozen=True)
+class ImageConfig:
+    env: tuple[tuple[str, str], ...]  # its ENV, in order
+    entrypoint: tuple[str, ...]  # its ENTRYPOINT, empty where it has none
 
 
-def _image_env(client, name: str) -> tuple[tuple[str, str], ...]:
-    if name not in _IMAGE_ENV:
-        env = client.api.inspect_image(name)["Config"].get("Env") or []
-        _IMAGE_ENV[name] = tuple(tuple(item.split("=", 1)) for item in env if "=" in item)  # type: ignore[misc]
-    return _IMAGE_ENV[name]
+_IMAGES: dict[str, ImageConfig] = {}  # by image name: a name is one content here
+
+
+def _image_config(client, name: str) -> ImageConfig:
+    if name not in _IMAGES:
+        config = client.api.inspect_image(name)["Config"]
+        env = config.get("Env") or []
+        _IMAGES[name] = ImageConfig(tuple(tuple(item.split("=", 1)) for item in env if "=" in item),  # type: ignore
+                                    tuple(config.get("Entrypoint") or ()))
+    return _IMAGES[name]
 
 
 def writable_path(word: str, writable: list[str]) -> bool:
@@ -109,7 +118,8 @@ def _guarded(image_env, ours: dict[str, str], writable: list[str]) -> dict[str, 
 
 def image_path(name: str, writable: list[str] = ()) -> str | None:
     """The image's own ENV PATH, less its relative folders and those in `writable`; None where it sets none."""
-    path = dict(_image_env(engine.client(), name)).get("PATH")
+    config = _IMAGES.get(name) or _image_config(engine.client(), name)
+    path = dict(config.env).get("PATH")
     if path is None:
         return None
     return ":".join(p for p in path.split(":") if p and not writable_path(p, list(writable)))
@@ -149,17 +159,28 @@ class ContainerProcess:
         name = image_name or image.image_name()
         writable = [str(workdir), env["HOME"], "/tmp", *(dest for _src, dest in rw_binds),
                     *(dest for _rel, dest in work_mounts)]
-        env = {**env, **_guarded(_image_env(self.client, name), env, writable)}
+        config = _image_config(self.client, name)
+        env = {**env, **_guarded(config.env, env, writable)}
+        command, user, caps, tmpfs = list(cmd), f"{uid}:{uid}", None, None
+        if config.entrypoint:  # run first, as root, as Harbor runs it (entrypoint.py)
+            bad = entrypoint.runs_writable(list(config.entrypoint), writable)
+            if bad:
+                raise RuntimeError(f"the image's ENTRYPOINT runs {bad}, which the session can write: it would run "
+                                   "as root before every session, the judge's too")
+            mounts.append(_mount(entrypoint.hosts_file(Path(home).parent), "/etc/hosts", False))
+            command, user = entrypoint.command(list(cmd), uid), "0:0"
+            caps, tmpfs = entrypoint.CAPABILITIES, entrypoint.TMPFS
         memory = 2 * limits.rss_limit_bytes + 512 * MB  # well above the watchdog, which acts first
         self.killed_by_us = False
         self.returncode: int | None = None
         self.container = self.client.api.create_container(
-            name, command=list(cmd), user=f"{uid}:{uid}", working_dir=str(workdir),
+            name, command=command, user=user, working_dir=str(workdir),
             environment=env, hostname="kbench", stdin_open=True, tty=False,
             labels={LABEL: label},
             host_config=self.client.api.create_host_config(
                 mounts=mounts, read_only=True, network_mode="host" if network else "none", init=True,
-                cap_drop=["ALL"], security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
+                cap_drop=["ALL"], cap_add=caps, tmpfs=tmpfs,
+                security_opt=["no-new-privileges", f"seccomp={seccomp_profile()}"],
                 mem_limit=memory, memswap_limit=memory, pids_limit=limits.nproc_rlimit, ipc_mode="private",
                 nano_cpus=int(cpus * 1e9) if cpus else None,
                 ulimits=[Ulimit(name="fsize", soft=limits.fsize_bytes, hard=limits.fsize_bytes),
