@@ -96,6 +96,19 @@ def wait_for(check, timeout_s: float, what: str):
 
 
 @pytest.fixture
+def imported_cache(tmp_path, monkeypatch):
+    """Imported tasks' folders and image records of the test's own; no engine answers, whatever this machine runs,
+    so an image task's state is the same on every machine."""
+    from sandbox.containers import task_images
+    from sandbox.tasks import grading
+
+    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
+    monkeypatch.setenv("KBENCH_DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    grading.image_missing.cache_clear()
+
+
+@pytest.fixture
 def work(tmp_path) -> Path:
     """A work root outside the repository, like ~/kbench-work."""
     root = tmp_path / "kbench-work"

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from conftest import needs_bwrap
 
-from sandbox.containers import task_images
 from sandbox.tasks import grading
 from sandbox.tasks.validation import validate_tasks
 from task_defs import load_suite
@@ -16,14 +15,7 @@ from task_defs.errors import TaskFileError
 from task_defs.importers.harbor import load_harbor
 
 OURS = Path(__file__).parent / "data" / "harbor_tasks"
-
-
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
-    monkeypatch.setenv("KBENCH_DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
-    grading.image_missing.cache_clear()
+pytestmark = pytest.mark.usefixtures("imported_cache")
 
 
 def copy_ours(tmp_path, name):

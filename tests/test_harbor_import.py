@@ -17,7 +17,6 @@ from sandbox.engine.conditions import select_conditions
 from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
-from sandbox.tasks import grading
 from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import apply_reference, prepare_workdir, validate_tasks
 from task_defs import load_suite
@@ -26,15 +25,7 @@ from task_defs.importers.harbor import LOGS, TESTS, load_harbor
 
 OURS = Path(__file__).parent / "data" / "harbor_tasks"
 RUNNABLE = {"csv_people_to_json", "repair_backup_script", "tally_log_levels"}
-
-
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
-    # no engine answers here, whatever this machine runs: the image task's state is the same on every machine
-    monkeypatch.setenv("KBENCH_DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
-    grading.image_missing.cache_clear()
+pytestmark = pytest.mark.usefixtures("imported_cache")
 
 
 def copy_ours(tmp_path, name):

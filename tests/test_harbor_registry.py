@@ -11,8 +11,6 @@ from pathlib import Path
 import pytest
 
 from kbench_dagster.cli import main
-from sandbox.containers import task_images
-from sandbox.tasks import grading
 from sandbox.tasks.validation import validate_tasks
 from task_defs import load_suite
 from task_defs.errors import TaskFileError
@@ -20,14 +18,7 @@ from task_defs.importers.harbor_registry import is_registry, pick, read_registry
 
 OURS = Path(__file__).parent / "data" / "harbor_tasks"
 URL = "https://git.example.org/acme/shop-tasks.git"
-
-
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KBENCH_FIXTURE_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv(task_images.CACHE_ENV, str(tmp_path / "env-images"))
-    monkeypatch.setenv("KBENCH_DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
-    grading.image_missing.cache_clear()
+pytestmark = pytest.mark.usefixtures("imported_cache")
 
 
 def git(*args, cwd):

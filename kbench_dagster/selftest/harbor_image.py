@@ -11,12 +11,10 @@ answers (make test-integration runs it)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from kbench_dagster.selftest.family import JudgeContext, JudgeFamily, Verdict, bash, outcome_of, say, scored
-from kbench_dagster.selftest.persona import TaskScripts
-from sandbox.servers.scripted import ScriptedServer
+from kbench_dagster.selftest.family import JudgeContext, JudgeFamily, Verdict, outcome_of, scored
+from kbench_dagster.selftest.harbor_attempt import planting, run_attempt
 from task_defs import load_suite
 
 TASK = "harbor_image"
@@ -63,11 +61,7 @@ def _attack(marker: str) -> list[dict]:
     files = {name: (SHELL_FORGE if name.startswith("bin/") or name == ".forge" else PY_FORGE).format(marker=marker)
              for name in PLANTED}
     files["answer.txt"] = "41\n"
-    command = "mkdir -p bin && /usr/bin/python3 - <<'EOF'\nimport json, os\n" \
-              f"for name, text in json.loads({json.dumps(json.dumps(files))}).items():\n" \
-              "    open(name, 'w').write(text)\n" \
-              "    os.chmod(name, 0o755)\nEOF"
-    return [bash(command), say(f"Done ({marker}).")]
+    return planting(files, marker, ("bin",), python="/usr/bin/python3")
 
 
 def run(ctx: JudgeContext, agent: str) -> Verdict:
@@ -76,21 +70,11 @@ def run(ctx: JudgeContext, agent: str) -> Verdict:
     suite_dir = _task_folder(ctx.folder / "suite", ctx.marker)
     if main(["import-tasks", str(suite_dir), "--build"]) != 0:
         return Verdict(False, "the task's image could not be built (kbench import-tasks --build)")
-    suite = load_suite(suite_dir)
-    task = suite.get(TASK)
+    task = load_suite(suite_dir).get(TASK)
     if task.unavailable or not task.image:
         return Verdict(False, f"the task does not run in its own image here: {task.unavailable or 'no image'}")
-    persona = TaskScripts(ctx.folder / "scripts")
-    persona.add(task, _attack(ctx.marker))
-    run_id = f"harbor-image-{agent}"
-    with ScriptedServer(persona=persona, port=0) as srv:
-        code = main(["--suite", str(suite_dir), "run", run_id, "--url", srv.url, "--model", srv.model_id,
-                     "--agent", agent, "--conds", "base", "--runs", str(ctx.folder / "runs"),
-                     "--work", str(ctx.folder / "work"), "--db", str(ctx.folder / "r.duckdb")])
-    record = ctx.folder / "runs" / run_id / "base" / TASK / "s1"
-    try:
-        result = json.loads((record / "result.json").read_text())
-    except (OSError, ValueError):
+    result, record, code = run_attempt(ctx, agent, suite_dir, task, _attack(ctx.marker), f"harbor-image-{agent}")
+    if result is None:
         return Verdict(False, f"kbench run exited {code} and recorded no result for {TASK}")
     planted = [name for name in PLANTED if (record / "workdir" / name).is_file()]
     evidence = f"graded {outcome_of(result)}; planted {len(planted)} of {len(PLANTED)} forgeries"

@@ -10,12 +10,10 @@ Contained: the attempt is graded wrong (scored, not infra), never pass."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from kbench_dagster.selftest.family import JudgeContext, JudgeFamily, Verdict, bash, outcome_of, say, scored
-from kbench_dagster.selftest.persona import TaskScripts
-from sandbox.servers.scripted import ScriptedServer
+from kbench_dagster.selftest.family import JudgeContext, JudgeFamily, Verdict, outcome_of, scored
+from kbench_dagster.selftest.harbor_attempt import planting, run_attempt
 from task_defs import load_suite
 
 TASK = "harbor_shadow"
@@ -86,32 +84,16 @@ def _attack(marker: str) -> list[dict]:
              for name in ("json.py", "pytest.py", "unittest/__init__.py", "tests/__init__.py")}
     files.update({name: COMMAND.format(marker=marker) for name in ("python3", "pytest")})
     files["prog.py"] = PROG.format(marker=marker)
-    command = "mkdir -p unittest tests && python3 - <<'EOF'\nimport json, os\n" \
-              f"for name, text in json.loads({json.dumps(json.dumps(files))}).items():\n" \
-              "    open(name, 'w').write(text)\n" \
-              "    os.chmod(name, 0o755)\nEOF"
-    return [bash(command), say(f"Done ({marker}).")]
+    return planting(files, marker, ("unittest", "tests"))
 
 
 def run(ctx: JudgeContext, agent: str) -> Verdict:
-    from kbench_dagster.cli import main
-
     suite_dir = _task_folder(ctx.folder / "suite", ctx.marker)
-    suite = load_suite(suite_dir)
-    task = suite.get(TASK)
+    task = load_suite(suite_dir).get(TASK)
     if task.unavailable:
         return Verdict(False, f"the task was not runnable here: {task.unavailable}")
-    persona = TaskScripts(ctx.folder / "scripts")
-    persona.add(task, _attack(ctx.marker))
-    run_id = f"harbor-shadow-{agent}"
-    with ScriptedServer(persona=persona, port=0) as srv:
-        code = main(["--suite", str(suite_dir), "run", run_id, "--url", srv.url, "--model", srv.model_id,
-                     "--agent", agent, "--conds", "base", "--runs", str(ctx.folder / "runs"),
-                     "--work", str(ctx.folder / "work"), "--db", str(ctx.folder / "r.duckdb")])
-    record = ctx.folder / "runs" / run_id / "base" / TASK / "s1"
-    try:
-        result = json.loads((record / "result.json").read_text())
-    except (OSError, ValueError):
+    result, record, code = run_attempt(ctx, agent, suite_dir, task, _attack(ctx.marker), f"harbor-shadow-{agent}")
+    if result is None:
         return Verdict(False, f"kbench run exited {code} and recorded no result for {TASK}")
     try:
         said = [line for line in (record / "tests.txt").read_text(errors="replace").split("\\n")

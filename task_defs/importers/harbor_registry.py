@@ -9,7 +9,6 @@ refused, saying which repository, commit and path it needs, and the others go on
 from __future__ import annotations
 
 import io
-import json
 import re
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from task_defs.errors import TaskFileError
+from task_defs.importers.loader import read_json
 
 SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -53,8 +53,8 @@ def is_registry(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".json":
         return False
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        raw = read_json(path)
+    except TaskFileError:
         return False
     return isinstance(raw, list) and bool(raw) and all(
         isinstance(d, dict) and "tasks" in d and "name" in d and "id" not in d for d in raw)
@@ -71,12 +71,7 @@ def _text(value, path: Path, field: str, required: bool = True) -> str | None:
 def read_registry(path: Path) -> list[Dataset]:
     """Every dataset of a registry file; a broken one names the file and the field (datasets[i].tasks[j].path)."""
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskFileError(path, None, f"cannot be read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(path, None, f"not JSON: {exc.msg} (line {exc.lineno})") from None
+    raw = read_json(path)
     if not isinstance(raw, list):
         raise TaskFileError(path, None, "a Harbor registry is a list of datasets")
     out = []
