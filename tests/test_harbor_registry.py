@@ -61,7 +61,7 @@ def test_a_registry_dataset_is_laid_out_from_local_mirrors_at_its_pinned_commits
     assert main(["import-tasks", str(registry), "--dataset", "shop@1.0", "--mirror", str(tmp_path / mirror),
                  "--into", str(into), "--details"]) == 0
     said = capsys.readouterr()
-    assert sorted(p.name for p in into.iterdir()) == ["people-head", "people-pinned", "tally"]
+    assert sorted(p.name for p in into.iterdir() if p.is_dir()) == ["people-head", "people-pinned", "tally"]
     assert "3 of 4 task folder(s) at hand" in said.err and "1 not at hand" in said.err
     assert "no local mirror of https://git.example.org/other/repo.git" in said.out
     assert "other+repo or repo" in said.out  # where to put the clone
@@ -93,3 +93,9 @@ def test_a_registry_names_what_is_wrong_and_which_dataset_to_pick(tmp_path, regi
     capsys.readouterr()
     assert main(["import-tasks", str(remote), "--into", str(tmp_path / "none")]) == 2
     assert f"no local mirror of {URL} under no --mirror given" in capsys.readouterr().err
+    # a folder kbench did not lay out is never emptied for a dataset
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    assert main(["import-tasks", str(registry), "--dataset", "shop@1.0", "--into", str(tmp_path / "mine")]) == 2
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
+    assert "holds files kbench did not lay out" in capsys.readouterr().err

@@ -63,7 +63,7 @@ def cmd_import_tasks(args) -> int:
     if args.dataset and not missing and source == Path(args.dir):
         raise TaskFileError(source, "--dataset", "names a dataset of a Harbor registry file (registry.json); "
                                                  "this is not one")
-    if missing and not any(source.iterdir()):
+    if missing and not any(p.is_dir() for p in source.iterdir()):  # nothing of the dataset at hand
         raise missing[0]
     if not is_harbor_source(source):
         raise TaskFileError(source, None, "holds no Harbor task folder (a folder with instruction.md, task.toml, "

@@ -19,7 +19,8 @@ from pathlib import Path
 # Settled: no process of the container besides its init and the wrapper is running or in disk wait, and their CPU
 # times are unchanged over three samples 50 ms apart (a server started in the background is waiting in accept).
 # A loaded machine keeps a starting process runnable, so it waits longer rather than going on early; SETTLE_S is
-# the safety stop after which the command runs anyway.
+# the safety stop after which the command runs anyway. The walk that gives the session's uid what root made in the
+# work folder is iterative (a tree thousands deep is no error) and stops after 200,000 entries.
 SETTLE = r"""
 import os, sys, time
 me = os.getpid()
@@ -39,12 +40,19 @@ while time.monotonic() < deadline and calm < 3:
     calm = calm + 1 if now == last and all(s[0] not in "RD" for s in now.values()) else 0
     last = now
     time.sleep(0.05)
-uid = int(sys.argv[2])
-for top, dirs, files in os.walk(".", followlinks=False):
-    for name in dirs + files:
+uid, todo, seen = int(sys.argv[2]), ["."], 0
+while todo and seen < 200000:
+    try:
+        entries = list(os.scandir(todo.pop()))
+    except OSError:
+        continue
+    for e in entries:
+        seen += 1
         try:
-            if os.lstat(os.path.join(top, name)).st_uid == 0:
-                os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)
+            if e.stat(follow_symlinks=False).st_uid == 0:
+                os.chown(e.path, uid, uid, follow_symlinks=False)
+            if e.is_dir(follow_symlinks=False):
+                todo.append(e.path)
         except OSError:
             pass
 os.execv(sys.argv[3], sys.argv[3:])

@@ -21,6 +21,7 @@ from task_defs.errors import TaskFileError
 from task_defs.importers.loader import read_json
 
 SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+LAID = ".kbench-dataset"  # marks a folder laid out here, which a later lay-out may empty
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def read_registry(path: Path) -> list[Dataset]:
             rel = _text(t.get("path"), path, f"{tat}.path")
             parts = PurePosixPath(rel).parts
             if ".." in parts or (t.get("git_url") and rel.startswith("/")):
-                raise TaskFileError(path, f"{tat}.path", "a path inside the repository, without '..'")
+                raise TaskFileError(path, f"{tat}.path", "a path without '..' (inside the repository, for a git_url)")
             commit = _text(t.get("git_commit_id"), path, f"{tat}.git_commit_id", required=False)
             if commit and not re.fullmatch(r"[0-9a-fA-F]{4,40}", commit):
                 raise TaskFileError(path, f"{tat}.git_commit_id", "a commit id (hex)")
@@ -173,11 +174,15 @@ def _lay(task: RegistryTask, registry: Path, mirrors: list[Path], dest: Path) ->
 
 
 def lay_dataset(dataset: Dataset, registry: Path, mirrors: list[Path], into: Path) -> list[TaskFileError]:
-    """Every task folder of the dataset under `into` (emptied first), one folder a task named as the registry names
-    it; the tasks not at hand, each as the error that says what it needs."""
-    if into.exists():
+    """Every task folder of the dataset under `into` (emptied first, where it is one laid out here before, or empty),
+    one folder a task named as the registry names it; the tasks not at hand, each as the error that says what it
+    needs."""
+    if into.exists() and any(into.iterdir()):
+        if not (into / LAID).is_file():
+            raise TaskFileError(into, "--into", "holds files kbench did not lay out: give a new or empty folder")
         shutil.rmtree(into)
-    into.mkdir(parents=True)
+    into.mkdir(parents=True, exist_ok=True)
+    (into / LAID).write_text(f"{dataset.qualified} of {registry}\n", encoding="utf-8")
     refused, seen = [], set()
     for i, task in enumerate(dataset.tasks):
         slug = SLUG.sub("-", task.name).strip("-.") or f"task-{i + 1}"
