@@ -63,13 +63,14 @@ m = kb.load("agent.py")
 '''
 
 
-def _judge(tmp_path: Path, test: str) -> subprocess.CompletedProcess:
+def _judge(tmp_path: Path, test: str, agent: str = AGENT) -> subprocess.CompletedProcess:
+    """The hidden test `test` run by the harness (unsandboxed) against agent.py holding `agent`."""
     hidden, wd = tmp_path / "hidden", tmp_path / "work"
     hidden.mkdir()
     wd.mkdir()
     (hidden / "kbtest.py").write_text(HARNESS.read_text())
     (hidden / "test_task.py").write_text(test)
-    (wd / "agent.py").write_text(AGENT)
+    (wd / "agent.py").write_text(agent)
     return subprocess.run([sandbox_python(), "-B", "-E", "-s", str(hidden / "test_task.py")], cwd=wd,
                           input=NONCE + "\n", capture_output=True, text=True, timeout=60)
 

@@ -81,8 +81,40 @@ def test_mcnemar_known_values_and_symmetry():
     for b, c in [(0, 7), (3, 9), (4, 4), (12, 2)]:
         assert pairwise.mcnemar(b, c)["p_exact"] == pytest.approx(pairwise.mcnemar(c, b)["p_exact"])
         assert pairwise.mcnemar(b, c)["p_mid"] == pytest.approx(pairwise.mcnemar(c, b)["p_mid"])
-    assert pairwise.mcnemar(4, 4)["p_mid"] == pytest.approx(1.0)
+    # b == c: the observed table is the centre, counted once: 1 - P(X = 4) / 2 = 1 - 70/256/2 (Fagerland et al. 2013)
+    assert pairwise.mcnemar(4, 4)["p_mid"] == pytest.approx(1 - 70 / 512)
     assert pairwise.mcnemar(0, 0) == {"b": 0, "c": 0, "p_exact": 1.0, "p_mid": 1.0}
+
+
+def test_mcnemar_agrees_with_binomial_sums_by_hand_on_every_small_table():
+    """Every table with up to 15 discordant pairs against the binomial sums written out with math.comb."""
+    for b in range(16):
+        for c in range(16 - b):
+            n = b + c
+            if n == 0:
+                continue
+            prob = [math.comb(n, i) / 2 ** n for i in range(n + 1)]
+            k = min(b, c)
+            exact = min(1.0, 2 * sum(prob[: k + 1]))
+            mid = 1 - prob[b] / 2 if b == c else 2 * sum(prob[:k]) + prob[k]
+            r = pairwise.mcnemar(b, c)
+            assert r["p_exact"] == pytest.approx(exact, abs=1e-12), (b, c)
+            assert r["p_mid"] == pytest.approx(mid, abs=1e-12), (b, c)
+            assert r["p_mid"] < r["p_exact"] or r["p_exact"] == 1.0 and b != c, (b, c)
+
+
+def test_a_comparison_over_one_task_has_no_t_interval_and_resolves_nothing(capsys):
+    """One task gives the paired t no degrees of freedom: no p and no interval (shown as '-'), never a made-up
+    one, and the pair stays unresolved."""
+    from kbench_dagster.reporting.compare import render_compare
+
+    a, b = rows_for({"t1": ["pass", "pass"]}), rows_for({"t1": ["wrong", "wrong"]})
+    r = pairwise.paired(stats.task_table(a), stats.task_table(b))
+    assert r["tasks"] == 1 and r["mean_diff"] == 1.0
+    assert r["ci_t"] is None and r["p_t"] is None and r["crosses_zero"]
+    row = render_compare("A", "B", [{**r, "condition": "base", "a": {"pass@1": 1.0}, "b": {"pass@1": 0.0}}])
+    line = next(ln for ln in row.splitlines() if ln.startswith("base"))
+    assert line.split()[5:7] == ["-", "-"], line  # the t interval and its p
 
 
 def test_paired_t_and_minimum_detectable_gap_known_values():
@@ -185,6 +217,41 @@ def test_pass_k_summary_uses_the_smallest_seed_count():
     assert s["pass@k"] == pytest.approx((1.0 + 1.0) / 2) and s["pass^k"] == pytest.approx((0 + 1) / 2)
 
 
+def test_pass_k_over_unequal_seeds_counts_the_tasks_it_leaves_out():
+    """A task with fewer than k seeds cannot enter an unbiased pass@k: it is left out and counted beside the mean
+    (the report's own k is the smallest seed count, which leaves none out); the mean over the rest agrees with
+    1 - C(n-c, k) / C(n, k) written out."""
+    rows = rows_for({"a": ["pass", "wrong", "wrong"], "b": ["wrong", "wrong", "pass"], "c": ["pass"]})
+    s = stats.summarize(rows, k=2)
+    assert (s["pass@k_tasks"], s["pass@k_left_out"]) == (2, 1)
+    by_hand = 1 - math.comb(2, 2) / math.comb(3, 2)  # one pass in three seeds, for a and for b alike
+    assert s["pass@k"] == pytest.approx(by_hand)
+    assert s["pass@1"] == pytest.approx((1 / 3 + 1 / 3 + 1) / 3)  # every task: the two are over different sets
+    assert (stats.summarize(rows)["k"], stats.summarize(rows)["pass@k_left_out"]) == (1, 0)
+
+
+@pytest.mark.parametrize("k", [0, -1, 1.5, True, "2"])
+def test_an_invalid_k_is_refused_alike_everywhere(k):
+    """pass@k of one task, the summary's mean, and the trials' strike statistics refuse the same k the same way."""
+    from kbench_dagster.reporting.trial_stats import strike_stats
+
+    tt = stats.task_table(rows_for({"a": ["pass", "wrong"]}))
+    for call in (lambda: stats.pass_at_k(2, 1, k), lambda: stats.pass_hat_k(2, 1, k),
+                 lambda: stats.pass_k_means(tt, k), lambda: strike_stats([], k=k)):
+        with pytest.raises(ValueError, match="k of pass@k is a whole number of samples, at least 1"):
+            call()
+
+
+def test_a_seed_recorded_twice_counts_twice_and_is_warned_about():
+    rows = rows_for({"a": ["pass", "wrong", "pass"], "b": ["wrong"] * 3})
+    again = [dict(rows[0])]  # the same (task, seed) once more, as a second run of it would record
+    s = stats.summarize(rows + again)
+    assert s["repeated_seeds"] == 1 and s["runs"] == 7
+    warns = {w["code"]: w["message"] for w in stats.publishability(rows + again)}
+    assert warns["repeated_seeds"].startswith("1 scored runs repeat a (task, seed)")
+    assert "repeated_seeds" not in {w["code"] for w in stats.publishability(rows)}
+
+
 def test_publishability_warnings():
     base = rows_for({"a": ["pass"] * 3, "b": ["wrong"] * 3})
     assert stats.publishability(base) == []
@@ -201,7 +268,8 @@ def test_publishability_warnings():
                  {"run_id": "r2", "agent": "pi", "versions": {"pi": "0.74.0"},
                   "settings": {"tasks": ["a", "b", "c"], "conditions": [{}], "seeds": 3}}]
     rows = [dict(r, run_id="r1") for r in base] + [dict(r, run_id="r2") for r in base]
-    assert codes(rows, manifests) == {"harness", "partial"}
+    # the two runs pooled hold each (task, seed) twice: said as well
+    assert codes(rows, manifests) == {"harness", "partial", "repeated_seeds"}
 
 
 # ---------------------------------------------------------------------------------------------- properties

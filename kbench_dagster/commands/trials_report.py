@@ -90,11 +90,23 @@ def cmd_triage(args) -> int:
     return 0
 
 
+def _k(text: str) -> int:
+    """--k as every caller of pass@k takes it (stats.check_k), refused by argparse with the same words."""
+    import argparse
+
+    from kbench_dagster.reporting.stats import check_k
+
+    try:
+        return check_k(int(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc) if "pass@k" in str(exc) else f"not a number: {text!r}") from None
+
+
 def add_report_parsers(tsub) -> None:
     s = tsub.add_parser("stats", help="pass@1 beside pass@k, per-trial and clustered intervals, weighted, per "
                                       "family and grade")
     s.add_argument("run_id")
-    s.add_argument("--k", type=int, help="k of pass@k (default: the most samples every trial has)")
+    s.add_argument("--k", type=_k, help="k of pass@k (default: the most samples every trial has)")
     s.set_defaults(func=cmd_stats)
     s = tsub.add_parser("compare", help="two strikes paired by trial: McNemar on pass@1, discordant trials by family")
     s.add_argument("a")

@@ -21,14 +21,16 @@ def _sps():
 
 def mcnemar(b: int, c: int) -> dict:
     """Exact McNemar on the discordant counts (b: A passed and B failed; c: the reverse), two-sided, with its
-    mid-p (the exact p less the probability of the observed table), which is less conservative."""
+    mid-p, which is less conservative: 2 * (P(X <= min) - P(X = min) / 2), and where b == c (the observed table is
+    the distribution's centre, counted once) 1 - P(X = b) / 2 (Fagerland, Lydersen and Laake 2013)."""
     n = b + c
     if n == 0:
         return {"b": b, "c": c, "p_exact": 1.0, "p_mid": 1.0}
     k = min(b, c)
     cdf = float(_sps().binom.cdf(k, n, 0.5))
     pmf = float(_sps().binom.pmf(k, n, 0.5))
-    return {"b": b, "c": c, "p_exact": min(1.0, 2 * cdf), "p_mid": min(1.0, 2 * cdf - pmf)}
+    mid = 1.0 - pmf / 2 if b == c else 2 * cdf - pmf
+    return {"b": b, "c": c, "p_exact": min(1.0, 2 * cdf), "p_mid": min(1.0, mid)}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -79,9 +81,10 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
         p_t = float(2 * _sps().t.sf(abs(mean / se), n - 1))  # the paired t over tasks (one-sample t on the diffs)
         half = _t(0.975, n - 1) * se
         ci_t = (mean - half, mean + half)
-    else:  # every task moved by the same amount (or one task): no spread to test against
-        p_t = 1.0 if mean == 0 else (0.0 if n > 1 else 1.0)
-        ci_t = (mean, mean) if n > 1 else (-1.0, 1.0)
+    elif n > 1:  # every task moved by the same amount: no spread to test against
+        p_t, ci_t = (1.0 if mean == 0 else 0.0), (mean, mean)
+    else:  # one task: a t over tasks has no degrees of freedom, so neither a p nor an interval
+        p_t, ci_t = None, None
     rng = np.random.default_rng(seed)
     boots = diffs[rng.integers(0, n, size=(n_boot, n))].mean(axis=1)
     ci_boot = tuple(float(x) for x in np.quantile(boots, [0.025, 0.975]))
@@ -104,7 +107,7 @@ def paired(tt_a: dict[str, dict], tt_b: dict[str, dict], seed: int = 0, n_boot: 
     mdg = min_detectable_gap(sd, n) if n > 1 else None
     # Resolved only with two or more tasks and both intervals clear of zero: one task's bootstrap has no width,
     # and a small sample's bootstrap is narrower than it should be.
-    crosses = n < 2 or lo <= 0.0 <= hi or ci_t[0] <= 0.0 <= ci_t[1]
+    crosses = n < 2 or lo <= 0.0 <= hi or ci_t is None or ci_t[0] <= 0.0 <= ci_t[1]
     return {**out, "mean_diff": mean, "sd_diff": sd, "p_t": p_t, "ci_t": ci_t, "ci_boot": ci_boot,
             "mdg": mdg, "mcnemar_seed": s,
             "mcnemar": mcnemar(int(b_cnt), int(c_cnt)) if s is not None else None,

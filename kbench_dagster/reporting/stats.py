@@ -21,7 +21,7 @@ Conventions:
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Iterable
 
 from task_defs.vocabulary import CATEGORIES, OUTCOMES, SCORED, TIERS  # noqa: F401 - readers use stats.X
@@ -53,10 +53,17 @@ def wilson_p(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     return (min(lo, p), max(hi, p))
 
 
+def check_k(k) -> int:
+    """The k of pass@k and pass^k: a whole number of samples, at least 1. Every caller refuses anything else alike."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k of pass@k is a whole number of samples, at least 1, not {k!r}")
+    return k
+
+
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased pass@k (Chen et al. 2021): the chance that at least one of k runs drawn from n passes."""
-    if k < 1 or k > n:
-        raise ValueError(f"pass@k needs 1 <= k <= n (k={k}, n={n})")
+    if check_k(k) > n:
+        raise ValueError(f"pass@k needs k <= n (k={k}, n={n})")
     if n - c < k:
         return 1.0
     import numpy as np  # imported where used: a tenth of a second of every command's start otherwise
@@ -67,8 +74,8 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """pass^k: the chance that k runs drawn from n all pass, C(c, k) / C(n, k); with k == n, all seeds pass."""
-    if k < 1 or k > n:
-        raise ValueError(f"pass^k needs 1 <= k <= n (k={k}, n={n})")
+    if check_k(k) > n:
+        raise ValueError(f"pass^k needs k <= n (k={k}, n={n})")
     if c < k:
         return 0.0
     return math.comb(c, k) / math.comb(n, k)
@@ -78,12 +85,13 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 def _new_task(task: str, category: str | None, tier: str | None) -> dict:
     return {"task": task, "category": category or "?", "tier": tier or "?", "n": 0, "c": 0, "infra": 0,
-            "skipped": 0, "attempts": 0, "usable": 0, "completed": 0, "seeds": {}}
+            "skipped": 0, "attempts": 0, "usable": 0, "completed": 0, "seeds": {}, "repeats": 0}
 
 
 def task_table(rows: Iterable[dict]) -> dict[str, dict]:
     """Per task: n scored runs, c passes, infra failures, attempts (scored + infra), usable passes (no agent
-    timeout, inside the latency budget), completed runs (the same, no infra, no test timeout), and seed -> 0/1."""
+    timeout, inside the latency budget), completed runs (the same, no infra, no test timeout), seed -> 0/1, and
+    repeats: scored runs of a seed the task already had (each still counts as a run; publishability warns)."""
     table: dict[str, dict] = {}
     for r in rows:
         t = table.get(r["task"]) or table.setdefault(r["task"], _new_task(r["task"], r.get("category"), r.get("tier")))
@@ -102,6 +110,7 @@ def task_table(rows: Iterable[dict]) -> dict[str, dict]:
         t["usable"] += passed and not r.get("agent_timeout") and not r.get("over_budget")
         t["completed"] += in_time
         if r.get("seed") is not None:
+            t["repeats"] += int(r["seed"]) in t["seeds"]
             t["seeds"][int(r["seed"])] = int(passed)
     return table
 
@@ -182,9 +191,10 @@ def _k_default(ts: list[dict]) -> int:
 
 
 def pass_k_means(tt: dict[str, dict], k: int | None = None) -> dict:
-    """Mean over tasks of unbiased pass@k and of pass^k; tasks with fewer than k scored runs are left out."""
+    """Mean over tasks of unbiased pass@k and of pass^k; tasks with fewer than k scored runs are left out, and
+    counted (`left_out`): the mean is then over fewer tasks than pass@1's."""
     ts = _scored(tt)
-    k = k or _k_default(ts)
+    k = check_k(k) if k is not None else _k_default(ts)
     usable = [t for t in ts if t["n"] >= k]
     if not usable:
         return {"k": k, "pass@k": None, "pass^k": None, "tasks": 0, "left_out": len(ts)}
@@ -228,7 +238,9 @@ def summarize_tasks(tt: dict[str, dict], k: int | None = None, seed: int = 0, n_
         "pass_any": any_passed / len(ts) if ts else None, "pass_any_ci": wilson(any_passed, len(ts)) if ts else None,
         "attrition": infra / attempts if attempts else 0.0,
         "attrition_ci": wilson(infra, attempts) if attempts else None,
-        **{f"{key}": v for key, v in pass_k_means(tt, k).items() if key in ("k", "pass@k", "pass^k")},
+        **{{"tasks": "pass@k_tasks", "left_out": "pass@k_left_out"}.get(key, key): v
+           for key, v in pass_k_means(tt, k).items()},
+        "repeated_seeds": sum(t.get("repeats", 0) for t in tt.values()),  # a table from SQL has none
         # usability counts tasks with any attempt; "tasks" above is the scored tasks and must stay so
         **{("usability_tasks" if key == "tasks" else key): v for key, v in usability(tt).items()},
     }
@@ -280,6 +292,12 @@ def publishability(rows: list[dict], manifests: list[dict] | None = None) -> lis
     fewest = min(len(s) for s in seeds.values())
     if fewest < MIN_SEEDS:
         warns.append({"code": "seeds", "message": f"fewer than {MIN_SEEDS} seeds (some task has {fewest})"})
+    runs = Counter((r.get("model"), r.get("agent"), r.get("condition"), r["task"], r.get("seed")) for r in rows
+                   if r["outcome"] in SCORED and r.get("seed") is not None)
+    repeated = sum(n - 1 for n in runs.values() if n > 1)
+    if repeated:
+        warns.append({"code": "repeated_seeds", "message": f"{repeated} scored runs repeat a (task, seed) already "
+                                                           "recorded; each counts as a run of its own"})
     partial = []
     for m in manifests or []:
         s = m.get("settings", {})

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from kbench_dagster.reporting.pairwise import mcnemar
-from kbench_dagster.reporting.stats import SCORED, pass_at_k, wilson_p
+from kbench_dagster.reporting.stats import SCORED, check_k, pass_at_k, wilson_p
 from kbench_dagster.terminal import visible
 
 UNSCORED = ("infra", "skipped")
@@ -136,9 +136,7 @@ def strike_stats(rows: Iterable[dict], k: int | None = None) -> dict:
     table = _trial_table(rows)
     trials = sorted(table.values(), key=lambda t: str(t["trial"]))
     ns = [t["n"] for t in trials if t["n"] > 0]
-    k = k or (min(ns) if ns else 1)
-    if k < 1:
-        raise ValueError(f"pass@k needs k >= 1 (k={k})")
+    k = check_k(k) if k is not None else (min(ns) if ns else 1)
     families: dict[str, list[dict]] = defaultdict(list)
     grades: dict[str, list[dict]] = defaultdict(list)
     for t in trials:

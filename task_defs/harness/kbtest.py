@@ -24,6 +24,7 @@ The process that holds the nonce (the "judge") never runs agent code:
 """
 import base64
 import builtins
+import copy
 import json
 import os
 import pathlib
@@ -864,6 +865,8 @@ class _Child:
                 r = obj(*args)
             elif op == "getattr" and type(name) is str and not name.startswith("_"):
                 r = getattr(obj, name)
+            elif op in ("copy", "deepcopy"):  # made here, so the copy is a new object of the test, not the original
+                r = getattr(copy, op)(obj)
             else:
                 raise TypeError("this object does not support %s here" % (op,))
             enc = _Encoder(self._export)
@@ -1226,7 +1229,8 @@ def _as_base(x):
 
 
 class _StandIn:
-    """What agent code gets for a judge object: len, [], iteration, `in`, calls and public attributes go back."""
+    """What agent code gets for a judge object: len, [], iteration, `in`, calls and public attributes go back; a copy
+    (copy.copy, copy.deepcopy) is made by the judge, so it is a new object there and never maps back to the original."""
     __slots__ = ("_kb_jid", "__weakref__")
 
     def _kb(self, op, args=(), name=None):
@@ -1257,6 +1261,12 @@ class _StandIn:
         if name.startswith("_"):
             raise AttributeError(name)
         return self._kb("getattr", (), name)
+
+    def __copy__(self):
+        return self._kb("copy")
+
+    def __deepcopy__(self, memo):
+        return self._kb("deepcopy")
 
     def __repr__(self):
         return "<object of the test #%d>" % self._kb_jid

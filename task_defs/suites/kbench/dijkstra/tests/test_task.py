@@ -92,6 +92,16 @@ def neighbour_only_nodes_and_zero_weights():
 
 
 @kb.case
+def nodes_of_mixed_types():
+    # ints, strings and a tuple in one graph, reached at equal costs: nothing may compare two nodes
+    g = {"s": {1: 2, "a": 2, (0, 1): 2}, 1: {"t": 1}, "a": {"t": 1}, (0, 1): {"t": 1}}
+    check(g, "s", "t")
+    g2 = {0: {"x": 1, 2: 1}, "x": {3: 1}, 2: {3: 1}, 3: {"end": 0, 4: 0}, 4: {"end": 0}}
+    check(g2, 0, "end")
+    kb.eq(sp(g2, "x", 2), None, "shortest_path(g2, 'x', 2)")
+
+
+@kb.case
 def negative_weight_raises():
     kb.raises(ValueError, sp, {"a": {"b": -1}}, "a", "b")
     kb.raises(ValueError, sp, {"a": {"b": 1}, "x": {"y": -0.5}}, "a", "b")  # the bad edge is unreachable

@@ -64,6 +64,13 @@ def reuse_duplicates_and_order():
 
 
 @kb.case
+def sorted_as_whole_strings():
+    # a tab sorts below the joining space, so the order of the pieces is not the order of the joined strings
+    check("a\tb", ["b", "a", "\tb", "a\t"], ["a\t b", "a \tb"])
+    check("x\x01yx", ["x", "x\x01", "\x01yx", "yx", "\x01y"], ["x\x01 yx", "x \x01y x", "x \x01yx"])
+
+
+@kb.case
 def many_ways():
     s, words = "a" * 14, ["a", "aa"]
     got = wb(s, words)
