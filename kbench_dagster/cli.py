@@ -37,6 +37,7 @@ COMMANDS = {
     "breakdown": ("kbench_dagster.commands.breakdown", "add_breakdown_parser"),  # five jobs three ways
     "capability": ("kbench_dagster.commands.capability", "add_capability_parser"),  # klbench's categories
     "deploy": ("kbench_dagster.commands.deploy", "add_deploy_parser"),  # Dagster in containers on this machine
+    "runs": ("kbench_dagster.commands.runs", "add_runs_parser"),  # the saved runs of a records folder
 }
 
 
@@ -44,7 +45,7 @@ COMMANDS = {
 GROUPS = {
     "agent runs": ("run", "demo", "list", "show", "estimate", "import-tasks", "swe", "discover"),
     "other kinds of work": ("kernels", "textjobs", "trials", "capability", "breakdown"),
-    "results": ("report", "board", "compare", "triage", "export", "collect", "import", "regrade", "sql"),
+    "results": ("runs", "report", "board", "compare", "triage", "export", "collect", "import", "regrade", "sql"),
     "servers": ("serve-local", "serve-scripted", "endpoints", "models"),
     "pipeline": ("ui", "deploy"),
     "checks": ("validate", "audit", "selftest"),

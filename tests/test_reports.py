@@ -188,3 +188,33 @@ def test_links_the_agent_left_are_shown_never_followed(runs, tmp_path, capsys, m
     rc, out = cli(["triage", "oracle", "--runs", str(root), "--task", "fizz"], capsys)
     assert rc == 0 and "leak.txt -> " in out
     assert "host-only-contents" not in out and "sk-linked-secret-123" not in out
+
+
+def test_runs_lists_the_saved_runs_and_shows_one_as_its_records_have_it(runs, tmp_path, capsys):
+    """`kbench runs`: every run of the folder with its model, plan and pass@1 (the report's own number);
+    `runs show`: settings, status against the plan, outcomes, each attempt with what it changed and its
+    verification output; a run missing an attempt is partial, and says how to resume it."""
+    rc, out = cli(["runs", "--runs", str(runs)], capsys)
+    lines = {ln.split()[0]: ln for ln in out.splitlines()[1:]}
+    assert rc == 0 and set(lines) == {"oracle", "null", "liar", "chaos"}
+    for run_id in ("oracle", "null"):
+        p1 = stats.summarize(loaders.load_results(runs, run_id))["pass@1"]
+        assert lines[run_id].endswith(stats.fmt_pct(p1)) and f"scripted-{run_id}" in lines[run_id]
+        assert " 8/8 " in lines[run_id]  # four tasks, two seeds
+    rc, out = cli(["runs", "--runs", str(runs), "--json"], capsys)
+    assert {r["run_id"]: r["attempts"] for r in json.loads(out)}["oracle"] == 8
+
+    rc, out = cli(["runs", "show", "oracle", "--runs", str(runs)], capsys)
+    assert rc == 0 and "status: complete: 8 of 8 planned attempts recorded" in out and "outcomes: pass 8" in out
+    rows = [ln for ln in out.splitlines() if ln.startswith("base ")]
+    assert len(rows) == 8 and all(ln.split()[3] == "pass" and ln.endswith("tests.txt") for ln in rows)
+    assert all(Path(ln.split()[-1]).is_file() for ln in rows)
+    assert "changed: fizz.py (added)" in out  # the oracle wrote the reference's file
+
+    copy = tmp_path / "runs"
+    shutil.copytree(runs / "oracle", copy / "oracle")
+    next((copy / "oracle").rglob("result.json")).unlink()
+    rc, out = cli(["runs", "show", "oracle", "--runs", str(copy)], capsys)
+    assert "status: partial: 7 of 8 planned attempts recorded (`kbench run oracle ...` again resumes it)" in out
+    rc, out = cli(["runs", "--runs", str(tmp_path / "none")], capsys)
+    assert rc == 0 and "no saved runs in" in out
