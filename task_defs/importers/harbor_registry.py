@@ -8,16 +8,13 @@ refused, saying which repository, commit and path it needs, and the others go on
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
-import subprocess
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from task_defs.errors import TaskFileError
+from task_defs.importers.git_mirror import lay_from_mirror
 from task_defs.importers.loader import read_json
 
 SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -116,43 +113,6 @@ def pick(datasets: list[Dataset], wanted: str | None, path: Path) -> Dataset:
     raise TaskFileError(path, "--dataset", f"{wanted} {why}; it holds: {have}")
 
 
-def _repo_names(git_url: str) -> list[str]:
-    """The folder names a mirror of this repository may have: owner+name (kbench's fetch), owner/name, name."""
-    tail = re.sub(r"\.git$", "", git_url.rstrip("/")).replace(":", "/").split("/")
-    owner, name = (tail[-2], tail[-1]) if len(tail) >= 2 else ("", tail[-1])
-    return [f"{owner}+{name}", f"{owner}+{name}/repo", f"{owner}/{name}", name, f"{name}.git"]
-
-
-def _git_dir(folder: Path) -> Path | None:
-    if (folder / ".git").exists():
-        return folder / ".git"
-    if (folder / "HEAD").is_file() and (folder / "objects").is_dir():
-        return folder
-    return None
-
-
-def _mirror(task: RegistryTask, mirrors: list[Path]) -> Path | None:
-    """The first mirror of the task's repository that is a git folder or holds the task's path."""
-    for root in mirrors:
-        for name in _repo_names(task.git_url or ""):
-            if (root / name).is_dir() and (_git_dir(root / name) or (root / name / task.path).is_dir()):
-                return root / name
-    return None
-
-
-def _from_git(git_dir: Path, commit: str, rel: str, dest: Path) -> str | None:
-    """The folder `rel` of `commit` laid at `dest`; why not, if it cannot be."""
-    cp = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "--format=tar", commit, "--", rel],
-                        capture_output=True, timeout=300)
-    if cp.returncode != 0:
-        said = cp.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"]
-        return f"{rel} at {commit} is not in the mirror {git_dir} ({said[-1]})"
-    with tempfile.TemporaryDirectory(dir=dest.parent) as tmp, tarfile.open(fileobj=io.BytesIO(cp.stdout)) as tar:
-        tar.extractall(tmp, filter="data")
-        shutil.move(str(Path(tmp) / rel), dest)
-    return None
-
-
 def _lay(task: RegistryTask, registry: Path, mirrors: list[Path], dest: Path) -> str | None:
     """Lay one task's folder at `dest`; why it is not at hand, if it is not."""
     if not task.git_url:
@@ -161,16 +121,7 @@ def _lay(task: RegistryTask, registry: Path, mirrors: list[Path], dest: Path) ->
             return f"{task.path}: no such folder (a local task path is read relative to the registry file)"
         shutil.copytree(src, dest, symlinks=True)
         return None
-    found = _mirror(task, mirrors)
-    if found is None:
-        places = ", ".join(str(m) for m in mirrors) or "no --mirror given"
-        return (f"no local mirror of {task.git_url} under {places}: clone it into a mirror folder as "
-                f"{_repo_names(task.git_url)[0]} or {_repo_names(task.git_url)[3]}")
-    git = _git_dir(found)
-    if git is not None:
-        return _from_git(git, task.git_commit_id or "HEAD", task.path, dest)
-    shutil.copytree(found / task.path, dest, symlinks=True)
-    return None
+    return lay_from_mirror(task.git_url, task.git_commit_id, task.path, mirrors, dest)
 
 
 def lay_dataset(dataset: Dataset, registry: Path, mirrors: list[Path], into: Path) -> list[TaskFileError]:
