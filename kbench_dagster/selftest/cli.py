@@ -46,11 +46,12 @@ def render_host(out: Outcome) -> str:
 
 
 def docker_unavailable() -> str | None:
-    """Why the families that need a Docker engine cannot run here, or None."""
-    from sandbox.containers import engine
+    """Why the families that need a Docker engine (and the base image their tasks' images build on) cannot run
+    here, or None."""
+    from sandbox.containers import engine, image
 
     try:
-        engine.client(timeout=10)
+        engine.require_image(image.image_name())
     except engine.EngineUnavailable as exc:
         return str(exc)
     return None
