@@ -320,3 +320,16 @@ def test_a_variable_that_makes_a_program_load_a_file_is_never_a_tasks_to_set(tmp
         fh.write(f"ENV {name}=/app/.hook\n")
     [(fx, _)] = load_harbor(folder)[1]
     assert fx.env == {} and fx.image, fx
+
+
+def test_validate_fails_when_nothing_was_validated_and_with_strict_when_anything_was_skipped(tmp_path, capsys):
+    """A suite whose one image task has no engine here: validate exits 1, saying nothing was validated; beside a
+    task that validates it exits 0, and 1 with --strict."""
+    copy_ours(tmp_path, "pinned-http-client")
+    work = ["--work", str(tmp_path / "w")]
+    assert main(["--suite", str(tmp_path / "src"), "validate", *work]) == 1
+    assert "nothing was validated: every task was skipped" in capsys.readouterr().err
+    copy_ours(tmp_path, "tally-log-levels")
+    assert main(["--suite", str(tmp_path / "src"), "validate", *work]) == 0
+    assert main(["--suite", str(tmp_path / "src"), "validate", "--strict", *work]) == 1
+    assert "1 ok, 0 failed, 1 skipped of 2 tasks" in capsys.readouterr().out

@@ -115,6 +115,9 @@ def cmd_validate(args) -> int:
           f"passing {sum(a.as_expected for a in alts)}/{len(alts)}; suite fingerprint {suite.fingerprint}")
     if counts["fail"]:
         return 1
+    if counts["skipped"] and not counts["ok"]:
+        print("validate: nothing was validated: every task was skipped (each line above says why)", file=sys.stderr)
+        return 1
     return 1 if args.strict and counts["skipped"] else 0
 
 
