@@ -6,7 +6,9 @@ uid with no capabilities and no new privileges, the same seccomp refusals, its o
 network (or the host's, as bwrap's shared namespace), and the file-size, process and core limits as ulimits. The
 host's watchdogs see the container's processes as descendants of its init (tini), so memory, process and disk
 limits are enforced and recorded exactly as for bwrap; the cgroup's own memory and pid limits sit above them as
-a backstop. Removing the container ends every process in it: nothing outlives a session.
+a backstop. Removing the container ends every process in it: nothing outlives a session. An image with an
+ENTRYPOINT is the one exception to the uid: its entrypoint runs first, as root with a few capabilities, and the
+session's command then drops to the uid (entrypoint.py).
 """
 
 from __future__ import annotations
