@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from kbench_dagster.selftest import FAMILIES
+from kbench_dagster.selftest.family import JudgeFamily
 from kbench_dagster.selftest.runner import AGENTS, Outcome, Row, run_selftest
 from kbench_dagster.terminal import visible
 from sandbox.isolation.limits import MB
@@ -60,11 +61,11 @@ def docker_unavailable() -> str | None:
 def cmd_selftest(args) -> int:
     families = {f.name: f for f in FAMILIES}
     chosen = [families[n] for n in _pick(args.families, list(families), "families")]
-    without = docker_unavailable() if any(getattr(f, "docker", False) for f in chosen) else None
+    in_docker = [f for f in chosen if isinstance(f, JudgeFamily) and f.docker]
+    without = docker_unavailable() if in_docker else None
     if without:
-        left = [f.name for f in chosen if getattr(f, "docker", False)]
-        chosen = [f for f in chosen if not getattr(f, "docker", False)]
-        print(f"selftest: {', '.join(left)} left out: {without}", file=sys.stderr, flush=True)
+        chosen = [f for f in chosen if f not in in_docker]
+        print(f"selftest: {', '.join(f.name for f in in_docker)} left out: {without}", file=sys.stderr, flush=True)
     agents = _pick(args.agents, list(AGENTS), "agents")
     work = Path(args.work) if args.work else default_work_root()
     started = time.monotonic()

@@ -63,11 +63,16 @@ TMPFS = {"/run": "rw,nosuid,nodev,size=16m,mode=755"}
 HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n127.0.1.1\tkbench\n"
 
 
+def under(path: str, places: list[str]) -> bool:
+    """`path` is one of `places` or lies under one of them."""
+    return any(path == w or path.startswith(w.rstrip("/") + "/") for w in places)
+
+
 def runs_writable(entrypoint: list[str], writable: list[str]) -> str | None:
     """The first word of the ENTRYPOINT (a `sh -c` script's words too) that names a place the session can write, or
     None."""
     for word in (w.strip("'\";&|()") for part in entrypoint for w in part.split()):
-        if any(word == w or word.startswith(w.rstrip("/") + "/") for w in writable):
+        if under(word, writable):
             return word
     return None
 

@@ -102,7 +102,7 @@ def _image_config(client, name: str) -> ImageConfig:
 def writable_path(word: str, writable: list[str]) -> bool:
     """A relative path, or one in or under a place the session can write."""
     word = word.strip()
-    return not word.startswith("/") or any(word == w or word.startswith(w.rstrip("/") + "/") for w in writable)
+    return not word.startswith("/") or entrypoint.under(word, writable)
 
 
 def _guarded(image_env, ours: dict[str, str], writable: list[str]) -> dict[str, str]:
