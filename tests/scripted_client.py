@@ -5,9 +5,7 @@ tests send (a user's first message, the turn after a tool call, the one call of 
 import http.client
 import json
 
-from task_defs import load_suite
-
-SUITE = load_suite("kbench")
+from bundled import SUITE
 
 
 def request(srv, method, path, body=None, timeout=10):

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bundled import SUITE
 from conftest import REPO, kill_mid_run, needs_bwrap, sandbox_processes
 
 from sandbox.engine.conditions import select_conditions
@@ -19,10 +20,8 @@ from sandbox.engine.stops import ServerDown
 from sandbox.isolation.bwrap import bwrap_path
 from sandbox.isolation.uids import pool
 from sandbox.servers.scripted import ScriptedServer
-from task_defs import load_suite
 from task_defs.loader import select
 
-SUITE = load_suite("kbench")
 HOST_TRAPS = [Path("/etc/kb-hostile"), Path.home() / "kb-hostile"]
 
 

@@ -7,13 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from bundled import SUITE
 from conftest import SQUARE_TOML, write_task
 
 from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import grade_variant, prepare_workdir
 from task_defs import load_suite
 
-SUITE = load_suite("kbench")
 # the tasks whose hidden tests budget the work, and the shipped mutant of each that is right but too slow
 TIMED = {"minstack": "scans_for_min", "lru": "list_order", "dijkstra": "scan_for_next", "minwindow": "every_start",
          "wordbreak": "plain_backtracking", "bigmul": None, "lcs": None}

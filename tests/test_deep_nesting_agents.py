@@ -5,6 +5,7 @@ pi parses them itself, and its event lines are read with bounded depth, a line t
 import json
 
 import pytest
+from bundled import SUITE
 
 from sandbox.agents.record import EventLog, parse_event, read_events
 from sandbox.engine.conditions import select_conditions
@@ -12,10 +13,8 @@ from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
 from sandbox.servers.scripted.oracle import reference_plan
-from task_defs import load_suite
 from task_defs.loader import select
 
-SUITE = load_suite("kbench")
 TASK = "clamp"
 N = 3000
 DEEP_ARGS = '{"command": ' + "[" * N + "]" * N + "}"

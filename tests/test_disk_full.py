@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from bundled import SUITE
 
 from kbench_dagster.cli import main
 from sandbox.engine.conditions import select_conditions
@@ -19,10 +20,7 @@ from sandbox.engine.spec import RunSpec
 from sandbox.isolation.diskspace import FLOOR_BYTES, DiskFull, free_bytes
 from sandbox.isolation.limits import AGENT_LIMITS, MB
 from sandbox.servers.scripted import ScriptedServer
-from task_defs import load_suite
 from task_defs.loader import select
-
-SUITE = load_suite("kbench")
 
 
 @pytest.fixture

@@ -4,15 +4,14 @@ read its memory. Each test grades a hostile agent file against a real kbench tas
 import os
 
 import pytest
+from bundled import SUITE
 from conftest import needs_bwrap
 
 import sandbox.tasks.grading as grading
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.tasks.grading import grade
 from sandbox.tasks.validation import apply_reference, prepare_workdir
-from task_defs import load_suite
 
-SUITE = load_suite("kbench")
 NONCE = "0123456789abcdef0123456789abcdef"
 
 
@@ -203,7 +202,6 @@ def test_agent_objects_compare_by_identity_only(work):
 def test_exit_inside_a_call_is_a_crash(work):
     g, _, text = _grade(work, "clamp", {"clamp.py": "import sys\n\ndef clamp(x, low, high):\n    sys.exit(0)\n"})
     assert g.outcome == "crash", text
-
 
 
 READ_THE_TEST = r'''

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from bundled import SUITE
 from conftest import SQUARE_TEST, SQUARE_TOML, fresh, needs_bwrap, write_task
 
 from kbench_dagster.cli import main as cli_main
@@ -30,7 +31,6 @@ from sandbox.servers.scripted import ScriptedServer
 from task_defs import load_suite
 from task_defs.loader import select
 
-SUITE = load_suite("kbench")
 DEEP = 2000
 WIDE = 50_000
 ODD = os.fsdecode(b"odd\xff\xfe-\x1b[2J")

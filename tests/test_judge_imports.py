@@ -3,6 +3,7 @@ cannot read the hidden test while it runs. Each test grades a hostile agent agai
 grader under bubblewrap, and looks at what the attack left in the work folder."""
 
 import pytest
+from bundled import SUITE
 from conftest import needs_bwrap
 
 import sandbox.tasks.grading as grading
@@ -13,7 +14,6 @@ from task_defs import load_suite
 
 pytestmark = needs_bwrap  # without a sandbox, agent code is the grader's own user with the whole machine in reach
 
-SUITE = load_suite("kbench")
 NONCE = "0123456789abcdef0123456789abcdef"
 
 

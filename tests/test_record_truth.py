@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from bundled import SUITE
 from conftest import fresh, needs_bwrap
 
 from sandbox.engine.conditions import select_conditions
@@ -15,10 +16,7 @@ from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.isolation.limits import AGENT_LIMITS, MB
 from sandbox.isolation.session import run_session
 from sandbox.servers.scripted import ScriptedServer
-from task_defs import load_suite
 from task_defs.loader import select
-
-SUITE = load_suite("kbench")
 
 
 def attempt(tmp_path: Path, agent: str, commands: list[str], **kw) -> tuple[dict, Path]:

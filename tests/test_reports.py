@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bundled import SUITE
 
 from kbench_dagster.cli import main as cli_main
 from kbench_dagster.ingest import ingest_run
@@ -17,10 +18,8 @@ from sandbox.engine.conditions import select_conditions
 from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
-from task_defs import load_suite
 from task_defs.loader import select
 
-SUITE = load_suite("kbench")
 TASKS = "fizz,clamp,counterrors,hellosh"
 
 

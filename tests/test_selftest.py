@@ -5,6 +5,7 @@ cores); each row is a test of its own, so a failure names the family, the agent 
 import json
 
 import pytest
+from bundled import SUITE
 from conftest import needs_bwrap
 
 from kbench_dagster import cli
@@ -14,9 +15,7 @@ from kbench_dagster.selftest.family import JudgeFamily, Verdict
 from kbench_dagster.selftest.persona import TaskScripts
 from kbench_dagster.selftest.runner import AGENTS, Row, run_selftest
 from sandbox.servers.scripted.personas import Conversation
-from task_defs import load_suite
 
-SUITE = load_suite("kbench")
 # the families whose task needs its own image run in make test-integration (tests/test_harbor_images.py)
 HERE = [f for f in FAMILIES if not (isinstance(f, JudgeFamily) and f.docker)]
 

@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 
 import pytest
+from bundled import SUITE
 
 from kbench_dagster import service
 from kbench_dagster.run_settings import settings_of
@@ -21,10 +22,8 @@ from sandbox.engine.slots import ServerSlots
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.probe import reported_slots
 from sandbox.servers.scripted import ScriptedServer
-from task_defs import load_suite
 from task_defs.loader import select
 
-SUITE = load_suite("kbench")
 TASKS = "fizz,clamp,hellosh,wordfreq"
 
 

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bundled import SUITE
 
 from kbench_dagster import cli
 from kbench_dagster.ingest import ingest_run
@@ -13,10 +14,8 @@ from sandbox.engine.conditions import select_conditions
 from sandbox.engine.scheduler import Scheduler
 from sandbox.engine.spec import RunSpec
 from sandbox.servers.scripted import ScriptedServer
-from task_defs import load_suite
 from task_defs.loader import select
 
-SUITE = load_suite("kbench")
 CLEAR, TITLE = "\x1b[2J\x1b[H", "\x1b]0;you have been pwned\x07"
 LINK = "\x1b]8;;https://evil.example/\x1b\\click me\x1b]8;;\x1b\\"
 BIDI, C1 = "\u202etxt.exe", "\x9b31m"
