@@ -13,7 +13,7 @@ from kbench_dagster.commands.capability import score_document
 from kbench_dagster.resources import AgentSettings, ResultsDB
 from sandbox.chatwork.capability import CapabilityItems
 from sandbox.chatwork.capability_audit import audit_suite
-from sandbox.chatwork.judge import Judge
+from sandbox.chatwork.judge_panel import JudgePanel
 from sandbox.servers.probe import reported_context
 from task_defs.capability.loader import fingerprint, load_categories
 
@@ -49,12 +49,13 @@ def capability_contract_holds() -> dg.AssetCheckResult:
 class CapabilitySettings(dg.Config):
     only: str = ""  # capability chat categories, comma-separated; empty: every one
     limit: int = 0  # the first K items of each category; 0: all
-    judge_url: str = ""  # the judge's OpenAI-compatible endpoint; empty: judged items stay pending
-    judge_model: str = ""
+    # the judges, MODEL@URL each (two or more on different endpoints: a panel); none: judged items stay pending
+    judges: list[str] = []
+    judge_families: list[str] = []  # MODEL=FAMILY, for a judge whose model id does not say its maker
 
 
 def _items(settings: CapabilitySettings, agent: AgentSettings, endpoint) -> tuple:
-    judge = Judge(settings.judge_url, settings.judge_model) if settings.judge_url and settings.judge_model else None
+    judge = JudgePanel.from_specs(settings.judges, settings.judge_families)
     kind = CapabilityItems(context_tokens=reported_context(endpoint.url, endpoint.api_key), judge=judge)
     units = kind.select(settings.only or None, settings.limit or None)
     return kind, units, {"judge": judge.model if judge else "none", "context_tokens": kind.context_tokens or 0}

@@ -71,14 +71,24 @@ def _grouped(sub) -> str:
     return "\n\n".join(out) + "\n\n`kbench COMMAND --help` tells more of one command."
 
 
+class SuiteOption(argparse.Action):
+    """--suite, noting that it was given (args.suite_given): report and export keep only the named suite's runs, and
+    the default (kbench) must not filter out every other suite's."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.suite, namespace.suite_given = values, True
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser for `command` (its module's commands only), or for every command, listed by group."""
     p = argparse.ArgumentParser(prog="kbench", description="Benchmark language models as real agents.",
                                 usage="kbench [-h] [--version] [--suite SUITE] COMMAND ...",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"kbench {_version()}")
-    p.add_argument("--suite", default="kbench",
-                   help="suite name or folder (default kbench); `run --suite kernels`: the GPU kernel tasks")
+    p.add_argument("--suite", default="kbench", action=SuiteOption,
+                   help="suite name or folder (default kbench); `run --suite kernels`: the GPU kernel tasks; "
+                        "report and export: only the runs of that suite")
+    p.set_defaults(suite_given=False)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS,
                            prog="kbench [--suite SUITE]")
     adders = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))

@@ -61,6 +61,8 @@ class AgentSettings(dg.ConfigurableResource):
     tasks: str = ""  # the agent tasks' ids, categories or tiers; empty = the whole suite
     pi_path: str = ""  # a pi installation (a path inside its node_modules); empty = the pinned one
     keep_work: bool = False
+    # asked of the model on every request of every cell, agent and chat kinds alike (default: none sent)
+    reasoning_effort: str = "default"
     # the agent session's watchdog limits, as `kbench run` takes them
     rss_limit_gb: float = AGENT_LIMITS.rss_limit_bytes / GB
     max_procs: int = AGENT_LIMITS.max_procs

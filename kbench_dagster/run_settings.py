@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sandbox.engine.attempt_folders import check_run_id
+from sandbox.engine.conditions import ReasoningEffort
 from sandbox.isolation.limits import AGENT_LIMITS, GB
 from sandbox.servers.hardware import HardwareClass
 
@@ -87,6 +88,10 @@ class RunSettings(BaseModel):
                                  default=None, gt=0, le=1)
     sampling_seed: int | None = option("--seed", "sampling seed: attempt k of a task sends N + k (default: the "
                                        "server's)", metavar="N", default=None, ge=0)
+    # asked of the model on every request beside the condition's thinking switch; "default" sends nothing
+    reasoning_effort: ReasoningEffort = option(
+        "--reasoning-effort", "reasoning_effort sent with every request (pi's through kbench's proxy); default sends "
+        "none, leaving the server's own", default="default")
     # the endpoint as its owner declares it (sandbox/servers/hardware.py); the run adds what the server says
     endpoint: str | None = option("--endpoint", "an endpoint from `kbench endpoints list` (its URL and hardware)",
                                   metavar="NAME", default=None)

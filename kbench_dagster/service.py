@@ -64,7 +64,8 @@ def build_spec(settings: RunSettings, work: Suite | WorkKind | None = None,
         tool_format=settings.tool_format, tasks=select_units(kind, settings.tasks),
         defer_grading=settings.defer_grading,
         conds=select_conditions(settings.conds, settings.thinking, settings.max_tokens, settings.extension,
-                                settings.temperature, settings.top_p, settings.sampling_seed),
+                                settings.temperature, settings.top_p, settings.sampling_seed,
+                                settings.reasoning_effort),
         endpoint={"name": settings.endpoint, "hardware": settings.hardware, "hardware_class": settings.hardware_class,
                   "site": settings.site},
         seeds=len(settings.seeds), seed_list=list(settings.seeds), workers=settings.workers,
@@ -143,6 +144,9 @@ def run_and_store(run: PlannedRun, store: ResultsStore, on_result: Callable[[dic
     """Wait for the server (saying so through `say`) unless no attempt is left, run every attempt without a
     result, then store the run. What finished is stored even when the run stops with an error (the error is raised
     afterwards), so SQL and the board agree with the records; the same call later does the rest."""
+    via = run.spec.effort_via()
+    if say and via and run.left:
+        say(f"reasoning effort {run.spec.conds[0].reasoning_effort}: {via}")
     await_server(run.spec, run.left, say)
     runner = Scheduler(run.spec, run.kind, on_result=on_result, slots=run.slots)
     keep = store_as or (lambda s, st: ingest_run(st, s.runs_root, s.run_id))

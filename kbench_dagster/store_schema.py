@@ -36,6 +36,8 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS requests INTEGER;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS ttft_s DOUBLE;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS gen_tok_s DOUBLE;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS server_gen_tok_s DOUBLE;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS reasoning_effort VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS reasoned BOOLEAN;
 CREATE TABLE IF NOT EXISTS requests (
     partition_key VARCHAR, run_id VARCHAR, model VARCHAR, agent VARCHAR, kind VARCHAR, condition VARCHAR,
     task VARCHAR, seed INTEGER, n INTEGER, stream BOOLEAN, finish VARCHAR, ttft_s DOUBLE, total_s DOUBLE, gen_s DOUBLE,
@@ -48,9 +50,16 @@ CREATE TABLE IF NOT EXISTS endpoints (
 CREATE TABLE IF NOT EXISTS models (
     model_key VARCHAR PRIMARY KEY, model_id VARCHAR, endpoint VARCHAR, first_seen TIMESTAMP);
 ALTER TABLE requests ADD COLUMN IF NOT EXISTS queued_s DOUBLE;
+CREATE TABLE IF NOT EXISTS judge_bias (
+    partition_key VARCHAR, judge VARCHAR, judge_family VARCHAR, judge_fingerprint VARCHAR, model VARCHAR,
+    model_family VARCHAR, endpoint VARCHAR, item VARCHAR, category VARCHAR, seed INTEGER, outcome VARCHAR,
+    criteria INTEGER, met INTEGER, median JSON, detail VARCHAR, suite_fingerprint VARCHAR, judged_at TIMESTAMP);
 """
 # the rows every run has (an agent-task run's attempts and gradings among them); each kind adds its own table
 TABLES = ("attempts", "gradings", "runs", "events_summary", "requests")
+# the rows of studies made over stored results, outside any run: each judge's verdicts on the same replies
+# (`kbench capability judge-bias`), a partition per judge x model x endpoint
+STUDIES = ("judge_bias",)
 # SCHEMA and SCORED_VIEW take about as long as opening the file and almost always change nothing, so a writer runs
 # them only when the file lacks one of their tables or their view, or when other DDL ran there last. Their digest, set
 # as the view's comment once both have run, tells: a writer of another version sets its own digest, or (one from
@@ -67,8 +76,8 @@ def kind_tables() -> dict[str, dict[str, str]]:
 
 
 def all_tables() -> tuple[str, ...]:
-    """Every table rows go to: the ones every run has, and each kind's own."""
-    return TABLES + tuple(kind_tables())
+    """Every table rows go to: the ones every run has, each kind's own, and the studies'."""
+    return TABLES + tuple(kind_tables()) + STUDIES
 
 
 def full_schema() -> str:

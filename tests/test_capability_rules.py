@@ -13,6 +13,7 @@ from kbench_dagster.commands.capability import judged_share
 from sandbox.chatwork.capability import CapabilityItems, is_refusal
 from sandbox.chatwork.capability_audit import audit_item
 from sandbox.chatwork.judge import Judge, majority, vote_order
+from sandbox.chatwork.judge_panel import JudgePanel
 from sandbox.servers.scripted import ScriptedServer
 from task_defs.canary import CANARY
 from task_defs.capability.checks import grade_text, score_of
@@ -134,7 +135,7 @@ def test_the_judge_votes_three_times_shuffled_and_takes_the_per_criterion_median
     orders = [vote_order(item.id, v, 4) for v in (1, 2, 3)]
     assert len({tuple(o) for o in orders}) > 1  # the criteria are shuffled per vote
     with ScriptedServer(persona="judge", port=0) as srv:
-        checks, record = Judge(srv.url, "judge-model").grade(item, [item.reference])
+        checks, record = JudgePanel([Judge(srv.url, "judge-model")]).grade(item, [item.reference])
     assert [c.passed for c in checks] == [True, True, False, True]
     assert record["model"] == "judge-model" and len(record["fingerprint"]) == 16 and len(record["votes"]) == 3
     # vote by vote, by the persona's rule ((length + vote) % 4 in (0, 1)): criterion 1 (26 chars) no, yes, yes
@@ -192,3 +193,25 @@ def test_paired_tiers_and_the_judge_correction_by_hand(tmp_path):
     # raw: (1.0 + 0.2) / 2 = 0.6; sensitivity 9/10, specificity 8/10; (0.6 + 0.8 - 1) / (0.9 + 0.8 - 1) = 0.5714
     assert got["items"] == 2 and got["raw"] == pytest.approx(0.6) and got["corrected"] == pytest.approx(0.4 / 0.7)
     assert (got["sensitivity"], got["specificity"], got["labels"]) == (0.9, 0.8, 20)
+    assert got["categories"]["writing"] == {k: got[k] for k in got["categories"]["writing"] if k != "rates"} | {
+        "rates": "pooled"}  # no label names a category: each category takes the pooled rates
+
+    # per judged category: writing's own labels (sensitivity 4/5, specificity 3/4); reasoning has only human yeses,
+    # so it takes the pooled rates over all 31 labels (sensitivity 15/17, specificity 11/14)
+    own = ([{"judge": True, "human": True, "category": "writing"}] * 4
+           + [{"judge": False, "human": True, "category": "writing"}]
+           + [{"judge": False, "human": False, "category": "writing"}] * 3
+           + [{"judge": True, "human": False, "category": "writing"}]
+           + [{"judge": True, "human": True, "category": "reasoning"}] * 2)
+    path.write_text("".join(json.dumps(x) + "\n" for x in labels + own))
+    reasoning = [{**r, "grader": "judge"} for r in rows("m", "r1", "reasoning", "normal", [0.8])]
+    got = judged_share(judged + reasoning, path)
+    w, r = got["categories"]["writing"], got["categories"]["reasoning"]
+    assert (w["rates"], w["labels"], w["sensitivity"], w["specificity"]) == ("own", 9, 0.8, 0.75)
+    assert w["raw"] == pytest.approx(0.6) and w["corrected"] == pytest.approx((0.6 + 0.75 - 1) / (0.8 + 0.75 - 1))
+    assert (r["rates"], r["labels"]) == ("pooled", 31) and r["raw"] == pytest.approx(0.8)
+    assert r["corrected"] == pytest.approx((0.8 + 11 / 14 - 1) / (15 / 17 + 11 / 14 - 1))
+    assert got["items"] == 3 and got["raw"] == pytest.approx((1.0 + 0.2 + 0.8) / 3)
+    path.write_text(json.dumps({"judge": True, "human": True, "category": 3}) + "\n")
+    with pytest.raises(ValueError, match="line 1"):
+        judged_share(judged, path)

@@ -96,8 +96,7 @@ def test_a_regrade_with_the_scripted_judge_records_three_votes_per_judged_item(t
                      str(tmp_path / "work"), "--db", str(db)]) == 0
     with ScriptedServer("judge", port=0) as judge:
         assert main(["capability", "regrade", "--run-id", "judged", "--runs", str(tmp_path / "runs"), "--work",
-                     str(tmp_path / "work"), "--db", str(db), "--judge-endpoint", judge.url, "--judge-model",
-                     "scripted-judge"]) == 0
+                     str(tmp_path / "work"), "--db", str(db), "--judge", f"scripted-judge@{judge.url}"]) == 0
     _, rows = ResultsStore(db).query("SELECT item, outcome, judge, checks FROM capability_results "
                                      "WHERE grader = 'judge'")
     assert rows

@@ -13,6 +13,7 @@ from kbench_dagster.reporting.board_capability import thinks_page, thinks_rows
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork.capability import CapabilityItems
 from sandbox.chatwork.judge import TRIES, Judge
+from sandbox.chatwork.judge_panel import JudgePanel
 from sandbox.servers.scripted import ScriptedServer
 from task_defs.canary import CANARY
 
@@ -37,7 +38,7 @@ def kind(tmp_path):
     (tmp_path / "items" / "writing.yaml").write_text(
         f"# {CANARY}\n" + yaml.safe_dump({"category": "writing", "items": [ITEM]}))
     with ScriptedServer("judge", port=0) as judge:
-        yield CapabilityItems(root=tmp_path / "items", judge=Judge(judge.url, "scripted-judge"))
+        yield CapabilityItems(root=tmp_path / "items", judge=JudgePanel([Judge(judge.url, "scripted-judge")]))
 
 
 def grade(kind, tmp_path, reply):
@@ -64,7 +65,7 @@ def test_a_judge_that_never_answers_in_its_form_ends_judge_failed_and_shows(tmp_
     (root / "writing.yaml").write_text(f"# {CANARY}\n" + yaml.safe_dump({"category": "writing", "items": [ITEM]}))
     kind = CapabilityItems(root=root)
     with ScriptedServer("null", port=0) as derailed:  # words for every request: a judge the reply talked round
-        kind.judge = Judge(derailed.url, "derailed-judge")
+        kind.judge = JudgePanel([Judge(derailed.url, "derailed-judge")])
         v = grade(kind, tmp_path, PLAIN)
         assert len(derailed.sampling_seen) == TRIES  # the first vote asked again, then given up
     assert v.outcome == "judge_failed" and f"{TRIES} answers" in v.detail and v.extra["capability"]["score"] is None
@@ -73,8 +74,7 @@ def test_a_judge_that_never_answers_in_its_form_ends_judge_failed_and_shows(tmp_
     with ScriptedServer("oracle", suite="capability", port=0) as srv, ScriptedServer("null", port=0) as derailed:
         assert main(["capability", "run", str(tmp_path / "o.json"), "--url", srv.url, "--seeds", "1", "--only",
                      "writing", "--limit", "4", "--run-id", "derailed", "--runs", str(tmp_path / "runs"), "--work",
-                     str(tmp_path / "work"), "--db", str(db), "--judge-endpoint", derailed.url, "--judge-model",
-                     "derailed-judge"]) == 0
+                     str(tmp_path / "work"), "--db", str(db), "--judge", f"derailed-judge@{derailed.url}"]) == 0
     said = capsys.readouterr().out
     _, rows = ResultsStore(db).query("SELECT item, outcome FROM capability_results WHERE grader = 'judge'")
     [(item, outcome)] = rows  # the first four writing items: three constraints items, then one judged
@@ -86,7 +86,6 @@ def test_a_judge_that_never_answers_in_its_form_ends_judge_failed_and_shows(tmp_
 
     with ScriptedServer("judge", port=0) as judge:  # a regrade asks a working judge again
         assert main(["capability", "regrade", "--run-id", "derailed", "--runs", str(tmp_path / "runs"), "--work",
-                     str(tmp_path / "work"), "--db", str(db), "--judge-endpoint", judge.url, "--judge-model",
-                     "scripted-judge"]) == 0
+                     str(tmp_path / "work"), "--db", str(db), "--judge", f"scripted-judge@{judge.url}"]) == 0
     _, rows = ResultsStore(db).query("SELECT outcome FROM capability_results WHERE grader = 'judge'")
     assert [r[0] for r in rows] in (["pass"], ["wrong"])  # the run's partition of the store, replaced

@@ -1,7 +1,8 @@
-"""`kbench capability list|audit|run|score`: the capability suite (task_defs/capability). `audit` is its design
-contract (sandbox/chatwork/capability_audit.py) item by item, plus `kbench validate` of the agent categories' task
-fixtures; `run` asks the chat items through the one run loop (the agent categories run as the suite
-`capability_agent` with `kbench --suite capability_agent run`); `score` is klbench's scoring over what is stored."""
+"""`kbench capability list|audit|run|regrade|score|judge-bias|difficulty`: the capability suite (task_defs/capability).
+`audit` is its design contract (sandbox/chatwork/capability_audit.py) item by item, plus `kbench validate` of the
+agent categories' task fixtures; `run` asks the chat items through the one run loop (the agent categories run as the
+suite `capability_agent` with `kbench --suite capability_agent run`); `score` is klbench's scoring over what is
+stored."""
 
 from __future__ import annotations
 
@@ -81,13 +82,19 @@ def cmd_audit(args) -> int:
 
 
 def _judge(args):
-    if not args.judge_endpoint:
-        return None
-    from sandbox.chatwork.judge import Judge
+    """The judge panel the options name, or None: judged items then stay pending."""
+    from sandbox.chatwork.judge_panel import JudgePanel
 
-    if not args.judge_model:
-        raise ValueError("--judge-endpoint needs --judge-model (the judge's model id)")
-    return Judge(args.judge_endpoint, args.judge_model, api_key=service.cli_api_key())
+    return JudgePanel.from_specs(args.judge, args.judge_family, api_key=service.cli_api_key())
+
+
+def _judge_line(panel, model: str | None = None) -> str:
+    if panel is None:
+        return "none (judged items stay pending)"
+    said = ", ".join(f"{d['model']} ({d['family'] or 'family unknown'})" for d in panel.describe())
+    same = panel.same_family(model) if model else []
+    return said + (f"; WARNING: {', '.join(same)} is of the same family as {model}: the board flags its judged "
+                   "scores" if same else "")
 
 
 def cmd_run(args) -> int:
@@ -102,7 +109,7 @@ def cmd_run(args) -> int:
     spec = run.spec
     print(f"capability {spec.run_id}: {len(units)} chat items x {len(spec.seed_list)} runs = {run.planned} attempts, "
           f"model {spec.model} at {spec.url}; long-context documents for {tokens or 'the default'} tokens of context; "
-          f"judge: {kind.judge.model if kind.judge else 'none (judged items stay pending)'}; the agent categories "
+          f"judge: {_judge_line(kind.judge, spec.model)}; the agent categories "
           "run as `kbench --suite capability_agent run`", file=sys.stderr)
     bar = Progress(run.left, "capability")
     done = service.run_and_store(run, store, on_result=lambda r: bar.step(r["outcome"] == "pass"), say=say)
@@ -139,16 +146,26 @@ def score_document(store: ResultsStore, model: str, latency_budget_s: float | No
 
 def judged_share(rows: list[dict], calibration: Path) -> dict:
     """The judged items' share of criteria met as the judge said it (raw, each item's median over its runs) and
-    corrected by Rogan-Gladen with the judge's sensitivity and specificity from its human-labelled file."""
+    corrected by Rogan-Gladen, per judged category: with the sensitivity and specificity of that category's human
+    labels where it has both kinds, else of all the labels (said as `pooled`); and over every judged item."""
     from sandbox.chatwork.judge import calibration as judge_calibration
     from task_defs.capability.scoring import item_scores, rogan_gladen
 
-    sens, spec, labels = judge_calibration(calibration)
-    items = item_scores([r for r in rows if r.get("grader") == "judge"])
-    medians = [v["median"] for v in items.values() if v["median"] is not None and not v["refusal"]]
-    raw = sum(medians) / len(medians) if medians else None
-    return {"items": len(medians), "raw": raw, "corrected": None if raw is None else rogan_gladen(raw, sens, spec),
-            "sensitivity": sens, "specificity": spec, "labels": labels, "calibration": str(calibration)}
+    rates = judge_calibration(calibration)
+
+    def share(found: list[dict], category: str | None) -> dict:
+        items = item_scores(found)
+        medians = [v["median"] for v in items.values() if v["median"] is not None and not v["refusal"]]
+        raw = sum(medians) / len(medians) if medians else None
+        sens, spec, labels = rates.get(category, rates[None])
+        return {"items": len(medians), "raw": raw, "corrected": None if raw is None else rogan_gladen(raw, sens, spec),
+                "sensitivity": sens, "specificity": spec, "labels": labels,
+                "rates": "pooled" if category is not None and category not in rates else "own"}
+
+    judged = [r for r in rows if r.get("grader") == "judge"]
+    cats = sorted({r["category"] for r in judged})
+    return {**share(judged, None), "calibration": str(calibration),
+            "categories": {c: share([r for r in judged if r["category"] == c], c) for c in cats}}
 
 
 def print_scores(doc: dict) -> None:
@@ -168,6 +185,10 @@ def print_scores(doc: dict) -> None:
         print(f"  judged items {judged['items']}: raw {pct(judged['raw'])}, corrected {pct(judged['corrected'])} "
               f"(Rogan-Gladen; judge sensitivity {judged['sensitivity']:.2f}, specificity "
               f"{judged['specificity']:.2f} from {judged['labels']} human labels)")
+        for cat, c in judged["categories"].items():
+            print(f"    {cat:16} {c['items']} items: raw {pct(c['raw'])}, corrected {pct(c['corrected'])} "
+                  f"(sensitivity {c['sensitivity']:.2f}, specificity {c['specificity']:.2f}, "
+                  f"{'its own ' + str(c['labels']) if c['rates'] == 'own' else 'all ' + str(c['labels'])} labels)")
     if doc["not_graded"]:
         print(f"  not graded ({len(doc['not_graded'])}): {', '.join(doc['not_graded'][:8])}"
               f"{' ...' if len(doc['not_graded']) > 8 else ''}")
@@ -268,13 +289,34 @@ def add_capability_parser(sub) -> None:
                         "judged share is also given corrected by Rogan-Gladen, beside the raw one")
     p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")
     p.set_defaults(func=cmd_score)
+    p = cs.add_parser("judge-bias", help="each judge of a panel judges the same stored replies alone: agreement "
+                                         "and each judge's lean per model (the board's judge-bias page)")
+    _judge_options(p)
+    p.add_argument("--model", action="append", help="only this judged model's replies (repeatable; default all)")
+    p.add_argument("--limit", type=int, help="only the first N judged items (by id)")
+    p.add_argument("--db", default=str(DEFAULT_DB))
+    p.set_defaults(func=cmd_judge_bias)
     p = cs.add_parser("difficulty", help="each item's mean score over every stored model; saturated items flagged")
     p.add_argument("--db", default=str(DEFAULT_DB))
     p.set_defaults(func=cmd_difficulty)
 
 
+def cmd_judge_bias(args) -> int:
+    from kbench_dagster.commands.judge_bias import run_judge_bias
+
+    return run_judge_bias(args)
+
+
+def _judge_options(p) -> None:
+    p.add_argument("--judge", action="append", metavar="MODEL@URL",
+                   help="a judge of the reasoning, writing and research rubrics: its model id at an OpenAI-compatible "
+                        "endpoint. Give it twice or more for a panel (judges of other families than the models "
+                        "judged, on different endpoints): the three votes of an item are shared among them, and a "
+                        "vote a judge fails falls back to the next, recorded as such")
+    p.add_argument("--judge-family", action="append", metavar="MODEL=FAMILY",
+                   help="a judge's model family (its maker) where its id does not say it (e.g. my-judge=openai)")
+
+
 def _scoring_options(p) -> None:
-    p.add_argument("--judge-endpoint", metavar="URL", help="an OpenAI-compatible server that judges the reasoning, "
-                                                           "writing and research rubrics")
-    p.add_argument("--judge-model", help="the judge's model id")
+    _judge_options(p)
     p.add_argument("--latency-budget", type=float, help="seconds: runs slower than this count as not completed")

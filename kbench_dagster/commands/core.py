@@ -20,6 +20,7 @@ from sandbox.isolation.bwrap import ISOLATION_MODES, IsolationConfig
 from sandbox.isolation.limits import GB, TEST_LIMITS, Limits
 from sandbox.isolation.workdirs import default_work_root
 from sandbox.servers.scripted import PERSONAS
+from sandbox.servers.scripted.server import THINKS
 from sandbox.tasks.validation import validate_tasks
 from task_defs import load_suite
 from task_defs.loader import select
@@ -129,7 +130,8 @@ def run_settings(args, store) -> RunSettings:
 def _endpoint_words(spec) -> str:
     e = spec.endpoint
     said = [f"endpoint {e['name']}" if e.get("name") else None, e.get("hardware_class"),
-            spec.conds[0].sampling_label() if spec.conds and spec.conds[0].sampling() else None]
+            spec.conds[0].sampling_label() if spec.conds and (spec.conds[0].sampling() or spec.conds[0].effort())
+            else None]
     return f" ({', '.join(w for w in said if w)})" if any(said) else ""
 
 
@@ -182,7 +184,7 @@ def cmd_serve_scripted(args) -> int:
     return serve(args.persona, port=args.port, model_id=args.model_id, latency=args.latency, slots=args.slots,
                  suite=args.suite, tool_format=args.tool_format, replay_path=args.replay,
                  chaos_delay=args.chaos_delay, verbose=args.verbose, ttft_s=args.ttft, token_rate=args.token_rate,
-                 reject_formats=tuple(f for f in (args.reject_formats or "").split(",") if f))
+                 reject_formats=tuple(f for f in (args.reject_formats or "").split(",") if f), thinks=args.thinks)
 
 
 def cmd_serve_local(args) -> int:
@@ -261,6 +263,9 @@ def add_core_parsers(sub) -> None:
     s.add_argument("--reject-formats", metavar="TYPES",
                    help="response_format types to refuse with HTTP 400, e.g. json_schema,json_object (a server "
                         "without structured output)")
+    s.add_argument("--thinks", choices=list(THINKS), default="never",
+                   help="when a reply carries reasoning_content: never (default), when_asked (the request asks a "
+                        "reasoning_effort other than none) or always")
     s.add_argument("--verbose", action="store_true")
     s.set_defaults(func=cmd_serve_scripted)
 

@@ -25,8 +25,9 @@ SHOWN = ("name", "url", "hardware_class", "hardware", "engine", "build", "model_
 
 
 def add_endpoint_options(s: argparse.ArgumentParser) -> None:
-    """Which endpoint, what it runs on, and the sampling sent with every request."""
-    add_run_options(s, "endpoint", "hardware", "hardware_class", "site", "temperature", "top_p", "sampling_seed")
+    """Which endpoint, what it runs on, and the sampling and reasoning effort sent with every request."""
+    add_run_options(s, "endpoint", "hardware", "hardware_class", "site", "temperature", "top_p", "sampling_seed",
+                    "reasoning_effort")
 
 
 def endpoint_settings(args, store: ResultsStore) -> dict:

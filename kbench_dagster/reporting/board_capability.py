@@ -2,6 +2,8 @@
 
 - thinks.html: the capability composite (task_defs/capability/scoring.py score_model) per model x endpoint x
   hardware class, from the chat items' rows of the current suite and the agent categories' gradings;
+- judge-bias.html: each judge's verdicts on the same replies, their agreement and lean per model
+  (kbench_dagster/reporting/judge_bias.py);
 - ships.html: agent work that ships: the kbench tasks and the capability agentic/repo_patch tasks, each task's
   pass share averaged over the harnesses that ran it, saturated tasks listed and left out.
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from kbench_dagster.reporting.board_data import GRADINGS_SQL
 from kbench_dagster.reporting.board_html import esc, page, pct
 from kbench_dagster.reporting.board_style import FILTER_JS
+from kbench_dagster.reporting.judge_bias import bias_study, judge_bias_page, same_family_judges
 from kbench_dagster.store import ResultsStore
 from task_defs.capability.loader import fingerprint, load_categories
 from task_defs.capability.models import AGENT, CATEGORIES, SHIPS
@@ -29,7 +32,7 @@ KEYS = ("model", "endpoint", "hardware_class")
 # the same spelling of a missing endpoint or class in both tables, so a model's Thinks and Ships rows pair up
 CHAT_SQL = """
 SELECT model, COALESCE(endpoint, 'unnamed') AS endpoint, COALESCE(hardware_class, 'unknown') AS hardware_class,
-       item, category, tier, seed, score, outcome, refusal, duration_s
+       item, category, tier, seed, score, outcome, refusal, duration_s, judge
 FROM capability_results WHERE suite_fingerprint = ?"""
 # an attempt's latest grading (a regrade may leave more than one row), as the leaderboard reads it
 AGENT_SQL = f"""
@@ -49,6 +52,8 @@ THINKS_NOTE = ("Ranked by the composite: the equal mean of the category means; e
                "usability. Completion: runs that did not time out (no latency budget is applied here). Judge "
                "failed: runs the LLM judge could not grade (unreachable, or no answer in its form after its retries), "
                "left out like pending ones, never scored as the model's; a regrade with a working judge grades them. "
+               "Same-family judge: judged items where a judge of the model's own family (its maker) cast a vote, "
+               "flagged because a judge may favour its maker's models (the judge-bias page measures it). "
                "The chat items count under this checkout's suite fingerprint only; the agent categories (agentic, "
                "repo_patch, ci_repair) add their gradings on the same model, endpoint and hardware class, a pass as "
                "1 and anything else as 0. A tie mark: the gap to the next row is below the larger of the two rows' "
@@ -108,8 +113,11 @@ def thinks_rows(store: ResultsStore, agent_tasks: dict[str, tuple[str, str]] | N
             agent_rows[key] += 1
     rows = []
     for key, found in groups.items():
+        own = [(r["item"], j) for r in found if r.get("judge") for j in same_family_judges(r["model"], r["judge"])]
         rows.append({**dict(zip(KEYS, key)), "key": " · ".join(key), "rows": len(found),
-                     "agent_rows": agent_rows[key], **score_model(found)})
+                     "agent_rows": agent_rows[key], **score_model(found),
+                     "same_family_items": sorted({i for i, _ in own}),
+                     "same_family_judges": sorted({j for _, j in own})})
     rows.sort(key=lambda r: (r["composite"] is None, -(r["composite"] or 0.0), r["key"]))
     for r, tier in zip(rows, paired_tiers([item_scores(groups[(r["model"], r["endpoint"], r["hardware_class"])])
                                            for r in rows])):
@@ -239,7 +247,7 @@ def thinks_page(rows: list[dict]) -> str:
             "<th class=l>hardware class</th><th>composite (95%, clustered by category)</th>"
             "<th>min detectable gap</th><th class=l>vs next</th><th>usability</th><th>completion</th>"
             "<th>refusals</th><th>timeouts</th><th>normal tier</th><th>hard tier</th><th>items graded</th>"
-            "<th>not graded (pending judge)</th><th>judge failed (runs)</th></tr>")
+            "<th>not graded (pending judge)</th><th>judge failed (runs)</th><th>same-family judge</th></tr>")
     body = [_filters(rows), f"<div class=note>{esc(THINKS_NOTE)}</div>", "<table id=thinks>" + head]
     for i, r in enumerate(rows, 1):
         missing, tier = r["not_graded"], f"T{r['tier']}"
@@ -255,7 +263,7 @@ def thinks_page(rows: list[dict]) -> str:
             f"<td>{_num(r['graded'], 'graded', str(r['graded']))}</td>"
             f"<td title='{esc(', '.join(missing))}'>{_num(len(missing), 'not_graded', str(len(missing)))}</td>"
             f"<td class='{'warn' if r['judge_failed'] else ''}' title='{esc(', '.join(r['judge_failed_items']))}'>"
-            f"{_num(r['judge_failed'], 'judge_failed', str(r['judge_failed']))}</td></tr>")
+            f"{_num(r['judge_failed'], 'judge_failed', str(r['judge_failed']))}</td>{_same_family(r)}</tr>")
     body.append("</table>")
     cats = [c for c in CATEGORIES if any(c in r["categories"] for r in rows)]
     body.append("<h2>Category means and the weights of the composite</h2><p>composite = the sum over a row's "
@@ -270,6 +278,15 @@ def thinks_page(rows: list[dict]) -> str:
     if not rows:
         body = ["<p>No capability results under this suite's fingerprint in the store yet.</p>"]
     return page("Thinks: the capability composite", "\n".join(body), script=FILTER_JS)
+
+
+def _same_family(r: dict) -> str:
+    items = r["same_family_items"]
+    if not items:
+        return "<td data-field='same_family' data-value='0'></td>"
+    return (f"<td class=warn data-field='same_family' data-value='{len(items)}' title='{esc(', '.join(items))}'>"
+            f"{len(items)} item{'' if len(items) == 1 else 's'} voted on by {esc(', '.join(r['same_family_judges']))}"
+            "</td>")
 
 
 def _spread(s: dict | None) -> str:
@@ -329,3 +346,4 @@ def capability_pages(store: ResultsStore, out: Path) -> None:
     thinks = thinks_rows(store, agent_tasks)
     (Path(out) / "thinks.html").write_text(thinks_page(thinks))
     (Path(out) / "ships.html").write_text(ships_page(ships_rows(store, agent_tasks, thinks=thinks)))
+    (Path(out) / "judge-bias.html").write_text(judge_bias_page(bias_study(store)))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting import stats
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
+from kbench_dagster.reporting.thinking import NO_THINK_NOTE, no_think_chip
 
 
 def model_href(g: dict, depth: int = 0) -> str:
@@ -22,14 +23,18 @@ def tier_cell(t: dict) -> str:
     return f"T{t['tier']}"
 
 
-def model_pages(agg: dict, out: Path, warns: dict[str, list[str]]) -> None:
+def model_pages(agg: dict, out: Path, warns: dict[str, list[str]], no_think: set[str]) -> None:
+    """A page per model; `no_think`: the models marked as thinking only when asked (reporting/thinking.py)."""
     by_model: dict[str, list[dict]] = defaultdict(list)
     for g in agg["groups"]:
         by_model[g["model"]].append(g)
     (out / "model").mkdir(exist_ok=True)
     for model, groups in by_model.items():
         ran_on = sorted({(g["server"], g["engine"], g["quant"], g["hardware_class"], g["hardware"]) for g in groups})
-        body = ["<p>Endpoints this model ran on: " + "; ".join(
+        # the legend of the mark, on the pages of the models that carry it
+        legend = [f'<p class="note">{no_think_chip(model, no_think)} {esc(NO_THINK_NOTE)}</p>'] if model in no_think \
+            else []
+        body = legend + ["<p>Endpoints this model ran on: " + "; ".join(
             f"<b>{esc(name)}</b> ({esc(engine)}, {esc(quant)}, {esc(cls)}: {esc(hw)})"
             for name, engine, quant, cls, hw in ran_on) + " &middot; <a href='../speed.html'>speed</a></p>"]
         for g in groups:

@@ -18,6 +18,7 @@ from kbench_dagster.reporting.board_models import model_href, model_pages, tier_
 from kbench_dagster.reporting.board_plots import plot_intervals, plot_scatter
 from kbench_dagster.reporting.board_speed import speed_page
 from kbench_dagster.reporting.board_style import FILTER_JS
+from kbench_dagster.reporting.thinking import NO_THINK_NOTE, no_think_chip, no_think_models
 from kbench_dagster.store import ResultsStore
 from sandbox.engine.registry import all_cards
 
@@ -61,15 +62,16 @@ FILTERS = (("hardware_class", "hardware class"), ("agent", "harness"), ("conditi
            ("sampling", "sampling"), ("server", "endpoint"), ("engine", "engine"), ("quant", "quantisation"))
 BOARD_NOTE = ("Boards rank within a hardware class: a CPU server never ranks against a GPU one. cpu and entry-gpu "
               "boards rank by usability (passes inside the latency budget, as a user of a small machine needs them), "
-              "the others by pass@1; each board's headline is marked. Sampling (temperature, top_p, seed) is part of "
-              "a row: results made with other sampling are other rows, never merged.")
+              "the others by pass@1; each board's headline is marked. Sampling (temperature, top_p, seed) and the "
+              "reasoning effort asked are part of a row: results made with other sampling or effort are other rows, "
+              "never merged.")
 
 
 def headline_value(g: dict, t: dict) -> float | None:
     return g["summary"]["usability" if t.get("headline") == "usability" else "pass@1"]
 
 
-def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
+def _leaderboard(agg: dict, warns: dict[str, list[str]], no_think: set[str]) -> str:
     groups = agg["groups"]
     tiers = agg["tiers"]
     order = sorted(groups, key=lambda g: (tiers[g["key"]]["board"], *pairwise.tier_order(tiers[g["key"]]),
@@ -99,7 +101,8 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
         rows.append(
             f'<tr data-group="{esc(g["key"])}" {attrs}><td class=l>{esc(t["board"])}</td>'
             f'<td class=l>{esc(t.get("headline", "pass@1"))}</td>'
-            f'<td class="tier">{tier_cell(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a></td>'
+            f'<td class="tier">{tier_cell(t)}</td><td class=l><a href="{esc(href)}">{esc(g["model"])}</a>'
+            f'{no_think_chip(g["model"], no_think)}</td>'
             + "".join(cell.values())
             + f'<td{" class=lead" if lead == "pass1" else ""}>{_num(s["pass@1"], href, "pass1")}</td>'
             f'<td class="l ci">{stats.fmt_ci(s["pass@1_ci"])}</td><td>{ci_bar(s["pass@1_ci"], s["pass@1"])}</td>'
@@ -111,7 +114,8 @@ def _leaderboard(agg: dict, warns: dict[str, list[str]]) -> str:
             f'<td>{_num(s["runs"], href, "runs", str(s["runs"]))}</td><td>{s["seeds_min"]}'
             f'{"" if s["seeds_min"] == s["seeds_max"] else "-" + str(s["seeds_max"])}</td>'
             f'<td class="l warn">{esc("; ".join(w))}</td></tr>')
-    return (filters + f'<div class="note">{esc(BOARD_NOTE)}</div><div class="note">{esc(TIER_NOTE)}</div>'
+    legend = f'<div class="note">{esc(NO_THINK_NOTE)}</div>' if no_think else ""
+    return (filters + f'<div class="note">{esc(BOARD_NOTE)}</div><div class="note">{esc(TIER_NOTE)}</div>{legend}'
             f'<table id="leaderboard">{head}{"".join(rows)}</table>'
             '<p class="ci">pass@1: the task-balanced mean of each task\'s pass share (infra failures excluded, shown '
             'as attrition). Usability: per-task share that passed inside the time budget, timeouts and infra '
@@ -247,14 +251,15 @@ def build_board(store: ResultsStore, out_dir: Path, seed: int = 0, n_boot: int =
     ordered = sorted(agg["groups"], key=lambda g: (agg["tiers"][g["key"]]["board"],
                                                    *pairwise.tier_order(agg["tiers"][g["key"]]),
                                                    -(headline_value(g, agg["tiers"][g["key"]]) or 0), g["key"]))
-    body = [_leaderboard(agg, warns), "<h2>Pass rate with intervals</h2>", plot_intervals(ordered, link),
+    no_think = no_think_models(store)
+    body = [_leaderboard(agg, warns, no_think), "<h2>Pass rate with intervals</h2>", plot_intervals(ordered, link),
             "<h2>Pass rate against time and tokens</h2><div style='display:flex;gap:2em;flex-wrap:wrap'>",
             plot_scatter(ordered, "mean_time_s", "mean agent time per attempt (s)", link),
             plot_scatter(ordered, "mean_tokens", "mean tokens per attempt (in + out)", link), "</div>"]
     if not agg["groups"]:
         body = ["<p>No results in the store yet.</p>"]
     (out / "index.html").write_text(page("Leaderboard", "\n".join(body), script=FILTER_JS))
-    model_pages(agg, out, warns)
+    model_pages(agg, out, warns, no_think)
     compare_page(agg, out)
     speed_page(store, agg, out, link)
     _task_pages(agg, attempts, out, run_pages, per_task)

@@ -14,6 +14,7 @@ pre{background:#f3f4f7;padding:.6em;overflow-x:auto;white-space:pre-wrap;font-si
 .turn.assistant{border-color:#3aa757}.turn.tool_call{border-color:#b06bd8}.turn.tool_result{border-color:#999}
 .turn.error{border-color:#d93025}.turn.note{border-color:#f2b600}.who{font-size:.78em;color:#555;font-weight:600}
 .filters select{margin-right:1em}svg text{font-size:11px;font-family:inherit}
+.chip{font-size:.75em;background:#eef1f5;border:1px solid #ccd;border-radius:.7em;padding:0 .45em;color:#445}
 """
 
 FILTER_JS = """

@@ -2,24 +2,38 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
+from kbench_dagster.cli import SuiteOption
 from kbench_dagster.commands.compare_runs import add_model_options, compare_models
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.reporting.compare import compare, render_compare
 from kbench_dagster.reporting.export import collect, export_rows, validate_results
-from kbench_dagster.reporting.loaders import load_manifest, load_results
+from kbench_dagster.reporting.loaders import load_manifest, load_results, runs_of_suite
 from kbench_dagster.reporting.tables import render
 from kbench_dagster.reporting.triage import render_evidence, render_triage
 from kbench_dagster.store import DEFAULT_DB
 from kbench_dagster.terminal import visible
 
+SUITE_HELP = ("only the runs of this suite, as their manifests name it (the same as `kbench --suite NAME %s`); "
+              "a suite no run is of is an error naming the suites there are")
+
+
+def _suite(args) -> str | None:
+    """The suite report and export keep: one named with --suite, before the command or after it; never the
+    global option's default, which would drop every other suite's runs unasked."""
+    return args.suite if args.suite_given else None
+
 
 def cmd_report(args) -> int:
-    results = load_results(Path(args.runs), args.run_id)
-    print(visible(render(args.run_id, results, load_manifest(Path(args.runs), args.run_id))))
+    runs, suite = Path(args.runs), _suite(args)
+    if suite is None and not args.run_id:
+        raise ValueError("report takes a RUNID, or --suite NAME for every run of that suite in --runs")
+    ids = list(runs_of_suite(runs, suite, [args.run_id] if args.run_id else None)) if suite else [args.run_id]
+    print(visible("\n\n".join(render(rid, load_results(runs, rid), load_manifest(runs, rid)) for rid in ids)))
     return 0
 
 
@@ -31,16 +45,29 @@ def cmd_collect(args) -> int:
 
 
 def cmd_export(args) -> int:
+    runs, suite = Path(args.runs), _suite(args)
     if args.db is None and args.run_ids:
-        rows = [r for rid in args.run_ids for r in load_results(Path(args.runs), rid)]
+        ids = list(runs_of_suite(runs, suite, args.run_ids)) if suite else args.run_ids
+        rows = [r for rid in ids for r in load_results(runs, rid)]
+        source = str(runs)
     else:
         from kbench_dagster.reporting.board_data import load_rows
 
         path = Path(args.db or DEFAULT_DB)
         if not path.exists():
             raise ValueError(f"no results store at {path} (give --db, or RUNIDs with --runs)")
-        where = "run_id IN (" + ", ".join("?" for _ in args.run_ids) + ")" if args.run_ids else ""
-        rows = load_rows(open_store(path), where, list(args.run_ids))
+        where, params = [], list(args.run_ids)
+        if args.run_ids:
+            where.append("run_id IN (" + ", ".join("?" for _ in args.run_ids) + ")")
+        if suite:
+            # the store keeps no suite names: the suite's versions are the fingerprints its runs' manifests record
+            fps = sorted({m["suite"]["fingerprint"] for m in runs_of_suite(runs, suite).values()})
+            where.append("suite_fingerprint IN (" + ", ".join("?" for _ in fps) + ")")
+            params += fps
+        rows = load_rows(open_store(path), " AND ".join(where), params)
+        source = f"the store at {path}"
+    if suite and not rows:  # an empty file would pass for a suite that has no results
+        raise ValueError(f"no finished attempt of suite {suite!r} in {source}")
     text = export_rows(rows, args.format)
     if args.out:
         Path(args.out).write_text(text)
@@ -96,9 +123,12 @@ def add_report_parsers(sub) -> None:
     report, collect, compare and triage read a run's result.json files, so they work without the store; export
     reads the store or the records; board builds the static site from the store.
     """
-    s = sub.add_parser("report", help="the tables of one run, with confidence intervals and warnings")
-    s.add_argument("run_id", metavar="RUNID")
+    s = sub.add_parser("report", help="the tables of one run, with confidence intervals and warnings (--suite: of "
+                                      "every run of a suite)")
+    s.add_argument("run_id", metavar="RUNID", nargs="?", help="the run (with --suite: it must be of that suite)")
     s.add_argument("--runs", default="runs")
+    # SUPPRESS: left unsaid, it keeps what `kbench --suite NAME report` said
+    s.add_argument("--suite", action=SuiteOption, default=argparse.SUPPRESS, help=SUITE_HELP % "report")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("collect", help="the report's numbers of runs as JSON (validated against the schema)")
@@ -110,8 +140,12 @@ def add_report_parsers(sub) -> None:
     s.add_argument("run_ids", metavar="RUNID", nargs="*")
     s.add_argument("--format", choices=["csv", "json"], default="csv")
     s.add_argument("--db", help="the results DuckDB (default: the store unless RUNIDs are given)")
-    s.add_argument("--runs", default="runs", help="records folder, used with RUNIDs and no --db")
+    s.add_argument("--runs", default="runs",
+                   help="records folder: read with RUNIDs and no --db, and for --suite's manifests")
     s.add_argument("--out", help="write to this file instead of stdout")
+    s.add_argument("--suite", action=SuiteOption, default=argparse.SUPPRESS,
+                   help=SUITE_HELP % "export" + "; from the store, the suite's versions are those its runs in --runs "
+                                                "record")
     s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("compare", help="paired comparison of two runs on the same tasks (or of two models: --models)")

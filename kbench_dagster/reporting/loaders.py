@@ -1,4 +1,5 @@
-"""A run's finished results and manifest from its records, and the groupings every report shares."""
+"""A run's finished results and manifest from its records, the runs of one suite, and the groupings every report
+shares."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from sandbox.engine.attempt_folders import check_run_id
 from sandbox.engine.attempt_reader import records_of
 
 
+def run_dir(runs_root: Path, run_id: str) -> Path:
+    """A run's records folder; an id that names none is an error saying where to look."""
+    folder = Path(runs_root) / check_run_id(run_id)
+    if not folder.is_dir():
+        raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
+    return folder
+
+
 def load_results(runs_root: Path, run_id: str) -> list[dict]:
     """Every finished attempt of a run with its current verdict (a regrading wins over the first grading)."""
-    run_dir = Path(runs_root) / check_run_id(run_id)
-    if not run_dir.is_dir():
-        raise ValueError(f"no run {run_id!r} in {runs_root} (see `ls {runs_root}`)")
     out = []
-    for record in records_of(run_dir):
+    for record in records_of(run_dir(runs_root, run_id)):
         r = record.result()
         r["record_path"] = record.where
         out.append(r)
@@ -26,6 +32,28 @@ def load_results(runs_root: Path, run_id: str) -> list[dict]:
 def load_manifest(runs_root: Path, run_id: str) -> dict | None:
     p = Path(runs_root) / run_id / "manifest.json"
     return json.loads(p.read_text()) if p.exists() else None
+
+
+def runs_of_suite(runs_root: Path, suite: str, run_ids: list[str] | None = None) -> dict[str, dict]:
+    """The runs among run_ids (None: every run folder under runs_root with a manifest) whose manifest names `suite`,
+    with their manifests. Finding none is an error naming the suites those runs are of: an empty table would read
+    as a suite that has no results."""
+    runs_root = Path(runs_root)
+    if run_ids is None:
+        found = sorted(p.name for p in runs_root.iterdir() if (p / "manifest.json").is_file()) \
+            if runs_root.is_dir() else []
+    else:
+        found = [run_dir(runs_root, rid).name for rid in run_ids]  # a RUNID that names no run says so first
+    manifests = {rid: load_manifest(runs_root, rid) or {} for rid in found}
+    names = {rid: (m.get("suite") or {}).get("name") for rid, m in manifests.items()}
+    wanted = Path(suite).name  # a suite given as a folder is recorded under the folder's own name (task_defs/loader.py)
+    kept = {rid: manifests[rid] for rid, name in names.items() if name == wanted}
+    if not kept:
+        where = f"among {', '.join(found)}" if run_ids is not None else f"in {runs_root}"
+        seen = ", ".join(sorted({n or "? (none recorded)" for n in names.values()}))
+        raise ValueError(f"no run of suite {suite!r} {where}"
+                         + (f"; the suites of the runs there: {seen}" if seen else ": no runs there"))
+    return kept
 
 
 def by_condition(results: list[dict]) -> dict[str, list[dict]]:

@@ -24,6 +24,7 @@ import math
 from collections import Counter, defaultdict
 from typing import Iterable
 
+from task_defs.importers.swe import SUITE_PREFIX as SWE_SUITE_PREFIX
 from task_defs.vocabulary import CATEGORIES, OUTCOMES, SCORED, TIERS  # noqa: F401 - readers use stats.X
 
 Z95 = 1.959963984540054  # norm.ppf(0.975)
@@ -327,6 +328,13 @@ def publishability(rows: list[dict], manifests: list[dict] | None = None) -> lis
     mixed = sorted(str(a) for a, v in harness.items() if len(v) > 1)
     if mixed:
         warns.append({"code": "harness", "message": f"mixed harness versions under {', '.join(mixed)}"})
+    swe = sorted({name for name in [*(r.get("kind") for r in rows),
+                                    *((m.get("suite") or {}).get("name") for m in manifests or [])]
+                  if isinstance(name, str) and name.startswith(SWE_SUITE_PREFIX)})
+    if swe:  # its tasks' verification commands ran on this machine, never SWE-bench's harness in its own images
+        warns.append({"code": "swe_fixtures", "message": f"a local fixture run of SWE-style tasks ({', '.join(swe)}), "
+                      "not a SWE-bench Docker evaluation: its numbers are not comparable with published SWE-bench "
+                      "scores"})
     infra = sum(1 for r in rows if r["outcome"] == "infra")
     if infra / len(rows) > ATTRITION_LIMIT:
         warns.append({"code": "attrition", "message": f"attrition {infra / len(rows):.1%} above "

@@ -44,7 +44,7 @@ def capability_run(ctx: JudgeContext, run_id: str, persona: AttackPersona, only:
             "--limit", str(limit), "--run-id", f"{run_id}-{ctx.marker}", "--runs", str(folder / f"runs-{ctx.marker}"),
             "--work", str(folder / f"work-{ctx.marker}"), "--db", str(db), "--context-tokens", "4096"]
     if judge_url:
-        argv += ["--judge-endpoint", judge_url, "--judge-model", f"scripted-judge-{ctx.marker}"]
+        argv += ["--judge", f"scripted-judge-{ctx.marker}@{judge_url}"]
     with ScriptedServer(persona, port=0, model_id=f"selftest-{ctx.marker}") as srv:
         done = subprocess.run([sys.executable, "-m", "kbench_dagster.cli", *argv, "--url", srv.url], cwd=folder,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)

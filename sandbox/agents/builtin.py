@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from sandbox.agents import constrained
-from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.record import EventLog, SessionStats, shows_reasoning
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.agents.tools import TOOL_SCHEMAS, ToolBox, ToolError, check_call
 from sandbox.agents.wire import Stopwatch
@@ -173,15 +173,16 @@ class BuiltinAgent:
         """Record one reply and run its calls; False when the session is over."""
         stats.turns += 1
         usage = reply["usage"]
+        plain_usage = usage.model_dump() if usage is not None else None
         if usage is not None:
             stats.input_tokens += usage.prompt_tokens or 0
             stats.output_tokens += usage.completion_tokens or 0
         if reply["finish"] == "length":
             stats.cutoffs += 1
         content = reply["content"]
+        stats.note_reply(shows_reasoning(content, reply["reasoning"], plain_usage))
         events.write({"type": "assistant", "content": content, "reasoning": reply["reasoning"] or None,
-                      "tool_calls": reply["calls"], "finish_reason": reply["finish"],
-                      "usage": usage.model_dump() if usage is not None else None})
+                      "tool_calls": reply["calls"], "finish_reason": reply["finish"], "usage": plain_usage})
         stats.requests.append(reply["speed"])
         events.write({"type": "speed", **reply["speed"]})
         calls = []  # (id, name, args or None, error, form)

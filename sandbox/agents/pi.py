@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.agents.builtin import SYSTEM_PROMPT
-from sandbox.agents.record import EventLog, SessionStats, parse_event
+from sandbox.agents.record import EventLog, SessionStats, parse_event, shows_reasoning
 from sandbox.agents.serverproxy import ServerProxy
 from sandbox.agents.textcalls import parse_text_calls
 from sandbox.engine.conditions import CONDITIONS, Condition
@@ -38,7 +38,8 @@ INSIDE_PROXY_PORT = 18080  # in the session's own network namespace: nothing els
 NODE_FLAGS = ["--liftoff-only"]
 RELAY = Path(__file__).resolve().parent / "netrelay.py"
 GUARD = Path(__file__).resolve().parent / "pi_guard.cjs"
-# Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking.
+# Flags for llama.cpp-style servers: system role, no reasoning_effort, Qwen's template switch for thinking. pi
+# then never sends a reasoning_effort; a run's --reasoning-effort is added by the proxy instead (PiAgent.run).
 COMPAT = {"supportsDeveloperRole": False, "supportsReasoningEffort": False, "supportsStore": False,
           "maxTokensField": "max_tokens", "thinkingFormat": "qwen-chat-template"}
 _INFRA = re.compile(r"connect|ECONN|socket|fetch failed|network|timed? ?out|terminated|premature|aborted|"
@@ -98,6 +99,13 @@ def write_pi_config(agent_dir: Path, url: str, model: str, conds: list[Condition
     return agent_dir
 
 
+def _thinking_of(message: dict) -> str:
+    """The reasoning pi kept of a reply: its thinking parts (pi reads the server's reasoning_content into them)."""
+    parts = message.get("content") if isinstance(message.get("content"), list) else []
+    return "".join(p["thinking"] for p in parts
+                   if isinstance(p, dict) and p.get("type") == "thinking" and isinstance(p.get("thinking"), str))
+
+
 def _text_of(message: dict) -> str:
     content = message.get("content")
     if isinstance(content, str):
@@ -134,6 +142,8 @@ def stats_from_events(lines: list[str], events: EventLog) -> SessionStats:
             stats.cutoffs += reason == "length"
             last_error = msg.get("errorMessage") if reason == "error" else None
             text = _text_of(msg)
+            if reason not in ("error", "aborted"):  # a reply the server sent, not pi's note of a failure
+                stats.note_reply(shows_reasoning(text, _thinking_of(msg), None))
             has_call = any(isinstance(p, dict) and p.get("type") == "toolCall" for p in msg.get("content") or [])
             if not has_call:
                 stats.final_message = text
@@ -206,7 +216,8 @@ class PiAgent:
         # Only pi may know it: the proxy forwards a sandboxed session's requests only with this token. pi holds it
         # in its environment, which its children do not inherit (pi_guard.cjs) and nothing else can read.
         token = f"kbench-session-{uuid.uuid4().hex}"
-        self.proxy.set_sampling(token, cond.sampling())
+        # what pi cannot send (COMPAT has it send no reasoning_effort, and it has no sampling flags) the proxy sets
+        self.proxy.set_request_fields(token, {**cond.sampling(), **cond.effort()})
         self.proxy.set_step_limit(token, limits.max_turns)
         with self.proxy.session(token) if bwrap else contextlib.nullcontext() as sock:
             cmd, binds = self._command(cond, cfg, sock)

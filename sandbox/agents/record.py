@@ -33,6 +33,12 @@ class SessionStats:
     kills: int = 0
     outside_writes: list[str] = field(default_factory=list)
     requests: list[dict] = field(default_factory=list)  # each model request as the wire saw it (agents/wire.py)
+    # whether any reply showed reasoning (shows_reasoning); None while no reply was read, so unknown
+    reasoned: bool | None = None
+
+    def note_reply(self, reasoned: bool) -> None:
+        """One more reply read: the session reasoned once any of its replies showed it."""
+        self.reasoned = bool(self.reasoned) or reasoned
 
     def add(self, other: SessionStats) -> None:
         """Fold a later session (the next prompt of a chain) into this one."""
@@ -46,9 +52,20 @@ class SessionStats:
         self.stop_reason = other.stop_reason
         self.infra_error = other.infra_error
         self.server_error = self.server_error or other.server_error
+        if other.reasoned is not None:
+            self.note_reply(other.reasoned)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def shows_reasoning(content: str | None, reasoning: str | None, usage: dict | None) -> bool:
+    """Whether one reply shows that the model reasoned: text in the server's reasoning_content, reasoning tokens
+    counted in its usage, or a think block left in the reply's text (a server that does not split reasoning out
+    passes it there, and the reply would otherwise read as no reasoning at all)."""
+    details = (usage or {}).get("completion_tokens_details") or {}
+    return bool((reasoning or "").strip() or (details.get("reasoning_tokens") or 0) > 0
+                or "</think>" in (content or ""))
 
 
 def json_safe(obj):

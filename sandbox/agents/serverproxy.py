@@ -115,7 +115,8 @@ class ServerProxy:
         self._sandbox: dict[str, list[str]] = {}  # token -> what the sandbox side did that the server did not
         self._waits: dict[str, dict[object, float]] = {}  # token -> since when each request waits on the server
         self._speed: dict[str, list[dict]] = {}  # token -> each whole chat reply's timing, as the wire showed it
-        self._sampling: dict[str, dict] = {}  # token -> fields set on each of its chat requests (temperature, ...)
+        # token -> fields set on each of its chat requests (temperature, ..., reasoning_effort)
+        self._fields: dict[str, dict] = {}
         self._budget: dict[str, int] = {}  # token -> chat requests it may still make (a task's step limit)
         self._over: set[str] = set()  # tokens that asked past their step limit
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(None))
@@ -176,10 +177,11 @@ class ServerProxy:
         log = self.chat_log(token)
         return log[-1] if log else None
 
-    def set_sampling(self, token: str, fields: dict) -> None:
-        """Sampling for every chat request of a session: pi has no flags for it, so the proxy sets it on the way."""
+    def set_request_fields(self, token: str, fields: dict) -> None:
+        """Fields for every chat request of a session (sampling, reasoning effort): pi has no flags for them, so
+        the proxy sets them on the way, over whatever pi put there."""
         with self._lock:
-            self._sampling[token] = dict(fields)
+            self._fields[token] = dict(fields)
 
     def set_step_limit(self, token: str, requests: int | None) -> None:
         """At most `requests` chat requests for the session; the next one is refused (pi then ends its turn)."""
@@ -277,9 +279,9 @@ class ServerProxy:
             if isinstance(request, dict):
                 streaming = bool(request.get("stream"))
                 with self._lock:
-                    sampling = self._sampling.get(token)
-                if sampling:
-                    body = json.dumps({**request, **sampling}).encode()
+                    fields = self._fields.get(token)
+                if fields:
+                    body = json.dumps({**request, **fields}).encode()
         conn_cls = http.client.HTTPSConnection if self.upstream.scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(self.upstream.hostname, self.upstream.port, timeout=900)
         path = self.upstream.path.removesuffix("/v1") + h.path

@@ -68,7 +68,7 @@ class CapabilityItems:
 
     def __init__(self, root: Path | None = None, context_tokens: int | None = None, judge=None):
         """`context_tokens`: the endpoint's context window, which sizes the long-context documents (None: the
-        default of task_defs/capability/context.py). `judge`: a Judge (sandbox/chatwork/judge.py) or None."""
+        default of task_defs/capability/context.py). `judge`: a JudgePanel (sandbox/chatwork/judge_panel.py) or None."""
         self.categories = load_categories(root)
         self.context_tokens = context_tokens
         self.judge = judge
@@ -141,9 +141,9 @@ class CapabilityItems:
             checks = [CheckResult(n, w, False, "refused") for n, w in check_names(unit.item)]
         elif isinstance(g, JudgeGrader):
             if self.judge is None:
-                return Verdict("pending", "not graded: no judge endpoint was given (--judge-endpoint)", 0.0,
+                return Verdict("pending", "not graded: no judge was given (--judge MODEL@URL)", 0.0,
                                extra=self._extra(unit, [], None, False, doc),
-                               output=f"{unit.id}: not graded: no judge endpoint (--judge-endpoint)\n")
+                               output=f"{unit.id}: not graded: no judge (--judge MODEL@URL)\n")
             try:
                 checks, judge_votes = self.judge.grade(unit.item, replies)
             except JudgeFailed as exc:  # the judge's trouble, not the model's: shown apart, asked again by a regrade

@@ -11,7 +11,8 @@ COLUMNS = {
     "run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR", "seed": "INTEGER", "item": "VARCHAR",
     "category": "VARCHAR", "tier": "VARCHAR", "grader": "VARCHAR", "outcome": "VARCHAR", "score": "DOUBLE",
     "refusal": "BOOLEAN", "checks": "JSON", "judge": "JSON", "context_tokens": "INTEGER", "detail": "VARCHAR",
-    "reply": "VARCHAR", "sampling": "VARCHAR", "duration_s": "DOUBLE", "input_tokens": "BIGINT",
+    "reply": "VARCHAR", "sampling": "VARCHAR", "reasoning_effort": "VARCHAR", "reasoned": "BOOLEAN",
+    "duration_s": "DOUBLE", "input_tokens": "BIGINT",
     "output_tokens": "BIGINT", "infra_error": "VARCHAR", "suite_fingerprint": "VARCHAR", "graded_at": "TIMESTAMP",
     "endpoint": "VARCHAR", "engine": "VARCHAR", "quant": "VARCHAR", "hardware": "VARCHAR",
     "hardware_class": "VARCHAR"}
@@ -28,9 +29,9 @@ def capability_rows(src: RowSource) -> dict[str, list[dict]]:
     except ValueError:  # cut at the store's limit
         replies = None
     return {"capability_results": [{
-        **{k: r.get(k) for k in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
-                                 "input_tokens", "output_tokens", "infra_error", "suite_fingerprint", "graded_at",
-                                 "detail")},
+        **{k: r.get(k) for k in ("run_id", "model", "condition", "seed", "outcome", "sampling", "reasoning_effort",
+                                 "reasoned", "duration_s", "input_tokens", "output_tokens", "infra_error",
+                                 "suite_fingerprint", "graded_at", "detail")},
         "item": r["task"], "category": c.get("category") or r.get("category"),
         "tier": c.get("tier") or r.get("tier"), "grader": c.get("grader"), "score": c.get("score"),
         "refusal": c.get("refusal"), "checks": json.dumps(c.get("checks")) if c.get("checks") is not None else None,
@@ -55,4 +56,4 @@ def _kind(suite: str):
 
 CARD = KindCard(name=NAME, table="capability_results", make=_kind, rows=capability_rows, columns=COLUMNS,
                 run_suffix=False, personas=_persona, board="kbench_dagster.reporting.board_capability:capability_pages",
-                board_menu=(("Thinks", "thinks.html"), ("Ships", "ships.html")))
+                board_menu=(("Thinks", "thinks.html"), ("Ships", "ships.html"), ("Judge bias", "judge-bias.html")))

@@ -1,7 +1,8 @@
 """The judge for the capability items that cannot be executed (reasoning, writing, research, and only those):
 any OpenAI-compatible endpoint, per-criterion yes/no rubrics, VOTES votes with the criteria shuffled per vote
 (the order is seeded by the item and the vote, so a regrade asks the same questions), the per-criterion median
-(the majority of the votes), and every vote recorded with the judge's model and fingerprint.
+(the majority of the votes), and every vote recorded with the judge's model and fingerprint. The votes are cast by
+a panel (sandbox/chatwork/judge_panel.py): one judge, or several on different endpoints sharing them.
 
 The judge reads the criteria first and then the reply as quoted data under a fence whose token is drawn per
 request (sandbox/judge/fence.py): a reply cannot close the quote and write criteria, votes or instructions of its
@@ -24,7 +25,6 @@ from pathlib import Path
 
 from sandbox.judge.fence import fenced
 from sandbox.judge.parse import Refused, bounded_json
-from task_defs.capability.checks import CheckResult
 from task_defs.capability.models import Item, JudgeGrader
 
 VOTES = 3
@@ -136,39 +136,28 @@ class Judge:
                 last = exc
         raise JudgeFailed(f"vote {vote}: {TRIES} answers, none in the asked form; the last: {last}")
 
-    def grade(self, item: Item, replies: list[str]) -> tuple[list[CheckResult], dict]:
-        """The rubric's checks (the median of the votes) and the record of every vote. Raises JudgeFailed."""
-        g = item.grader
-        assert isinstance(g, JudgeGrader)
-        votes, record = [], []
-        for vote in range(1, self.votes + 1):
-            said, order, text, tries = self.vote(item, replies, vote)
-            votes.append(said)
-            record.append({"vote": vote, "order": order, "yes": [i for i in range(len(order)) if said[i]],
-                           "reply": text[:2000], "tries": tries})
-        met = majority(votes, len(g.criteria))
-        checks = [CheckResult(f"criterion_{i + 1}", 1.0, ok, "" if ok else g.criteria[i][:80])
-                  for i, ok in enumerate(met)]
-        return checks, {"model": self.model, "url": self.url, "fingerprint": self.fingerprint, "votes": record,
-                        "median": met}
 
-
-def calibration(path: Path) -> tuple[float, float, int]:
-    """(sensitivity, specificity, labels) of a judge from its human-labelled file."""
-    tp = fn = tn = fp = 0
+def calibration(path: Path) -> dict[str | None, tuple[float, float, int]]:
+    """A judge's (sensitivity, specificity, labels) from its human-labelled file: under None over every label, and
+    under each category whose labels (`"category": NAME` on a line) have both a human yes and a human no."""
+    counts: dict[str | None, list[int]] = {}  # tp, fn, tn, fp
     for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
             judge, human = bool(rec["judge"]), bool(rec["human"])
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{path}: line {n}: a label is {{\"judge\": true|false, \"human\": true|false}}") \
-                from None
-        tp += judge and human
-        fn += (not judge) and human
-        tn += (not judge) and (not human)
-        fp += judge and (not human)
-    if not (tp + fn) or not (tn + fp):
+            category = rec.get("category")
+            if category is not None and not isinstance(category, str):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise ValueError(f"{path}: line {n}: a label is {{\"judge\": true|false, \"human\": true|false}}, "
+                             "with \"category\": NAME where it is known") from None
+        cell = 0 if judge and human else 1 if human else 2 if not judge else 3
+        for key in {None, category}:
+            counts.setdefault(key, [0, 0, 0, 0])[cell] += 1
+    out = {k: (tp / (tp + fn), tn / (tn + fp), tp + fn + tn + fp)
+           for k, (tp, fn, tn, fp) in counts.items() if tp + fn and tn + fp}
+    if None not in out:
         raise ValueError(f"{path}: needs labels where the human said yes and where the human said no")
-    return tp / (tp + fn), tn / (tn + fp), tp + fn + tn + fp
+    return out

@@ -11,7 +11,8 @@ COLUMNS = {
     "family": "VARCHAR", "item": "VARCHAR", "outcome": "VARCHAR", "parse": "VARCHAR", "score": "DOUBLE",
     "passed": "BOOLEAN", "tp": "INTEGER", "n_pred": "INTEGER", "n_gold": "INTEGER", "expected": "VARCHAR",
     "predicted": "VARCHAR", "fields": "JSON", "note": "VARCHAR", "prompt": "VARCHAR", "reply": "VARCHAR",
-    "input_tokens": "BIGINT", "output_tokens": "BIGINT", "duration_s": "DOUBLE", "infra_error": "VARCHAR",
+    "input_tokens": "BIGINT", "output_tokens": "BIGINT", "reasoning_effort": "VARCHAR", "reasoned": "BOOLEAN",
+    "duration_s": "DOUBLE", "infra_error": "VARCHAR",
     "suite_fingerprint": "VARCHAR", "graded_at": "TIMESTAMP", "started_at": "TIMESTAMP", "finished_at": "TIMESTAMP"}
 
 
@@ -23,8 +24,8 @@ def textjob_rows(src: RowSource) -> dict[str, list[dict]]:
     prompt = next((ev.get("messages") for ev in src.record.events() if ev.get("type") == "request"), None)
     return {"textjob_replies": [{
         **{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "input_tokens", "output_tokens",
-                                 "duration_s", "infra_error", "suite_fingerprint", "graded_at", "started_at",
-                                 "finished_at")},
+                                 "reasoning_effort", "reasoned", "duration_s", "infra_error", "suite_fingerprint",
+                                 "graded_at", "started_at", "finished_at")},
         "job": job, "family": r.get("tier"), "item": item,
         **{c: t.get(c) for c in ("parse", "score", "passed", "tp", "n_pred", "n_gold", "expected", "predicted",
                                  "fields", "note")},

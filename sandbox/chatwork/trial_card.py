@@ -8,7 +8,8 @@ NAME = "trials"
 COLUMNS = {
     "run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR", "seed": "INTEGER", "trial": "VARCHAR",
     "family": "VARCHAR", "grade": "VARCHAR", "oracle": "VARCHAR", "outcome": "VARCHAR", "score": "DOUBLE",
-    "cause": "VARCHAR", "detail": "VARCHAR", "forms": "VARCHAR", "sampling": "VARCHAR", "duration_s": "DOUBLE",
+    "cause": "VARCHAR", "detail": "VARCHAR", "forms": "VARCHAR", "sampling": "VARCHAR", "reasoning_effort": "VARCHAR",
+    "reasoned": "BOOLEAN", "duration_s": "DOUBLE",
     "ttft_s": "DOUBLE", "infra_error": "VARCHAR", "suite_fingerprint": "VARCHAR", "graded_at": "TIMESTAMP",
     "endpoint": "VARCHAR", "engine": "VARCHAR", "quant": "VARCHAR", "hardware": "VARCHAR",
     "hardware_class": "VARCHAR", "shape": "VARCHAR", "response_format": "VARCHAR", "elicitation": "VARCHAR",
@@ -21,8 +22,8 @@ def trial_rows(src: RowSource) -> dict[str, list[dict]]:
     r = src.result
     t = r.get("trial") or {}
     return {"trial_results": [{
-        **{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "sampling", "duration_s",
-                                 "infra_error", "suite_fingerprint", "graded_at")},
+        **{c: r.get(c) for c in ("run_id", "model", "condition", "seed", "outcome", "sampling", "reasoning_effort",
+                                 "reasoned", "duration_s", "infra_error", "suite_fingerprint", "graded_at")},
         "trial": r["task"], "family": r.get("category"), "grade": r.get("tier"), "oracle": t.get("oracle"),
         "score": t.get("score"), "cause": t.get("cause"), "detail": r.get("detail"),
         "forms": ",".join(t.get("forms") or []), "ttft_s": r.get("ttft_s"),

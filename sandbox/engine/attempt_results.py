@@ -22,7 +22,7 @@ def counts(s: SessionStats) -> dict:
             "tool_errors": s.tool_errors, "tool_format_errors": s.tool_format_errors,
             "native_calls": s.native_calls, "text_calls": s.text_calls, "watchdog_kills": s.kills,
             "outside_writes": len(s.outside_writes), "outside_write_paths": s.outside_writes[:50],
-            "stop_reason": s.stop_reason, "server_error": s.server_error,
+            "stop_reason": s.stop_reason, "server_error": s.server_error, "reasoned": s.reasoned,
             "final_message": (s.final_message or "")[-2000:], **speed_summary(s.requests)}
 
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 from sandbox.agents.builtin import BrokenReply, OutOfTime, infra_errors, read_reply
-from sandbox.agents.record import EventLog, SessionStats
+from sandbox.agents.record import EventLog, SessionStats, shows_reasoning
 from sandbox.agents.wire import Stopwatch
 from sandbox.engine.conditions import Condition
 from sandbox.engine.reply_cache import ReplyCache
@@ -182,6 +182,7 @@ class ChatSession:
         if usage is not None:
             s.input_tokens += usage.get("prompt_tokens") or 0
             s.output_tokens += usage.get("completion_tokens") or 0
+        s.note_reply(shows_reasoning(reply.content, reply.reasoning, usage))
         self.events.write({"type": "reply", "content": reply.content, "reasoning": reply.reasoning or None,
                            "tool_calls": reply.tool_calls or None, "finish": reply.finish, "usage": usage,
                            **({"cached": True} if cached else {})})

@@ -1,14 +1,18 @@
-"""Conditions: the agent settings a task runs under (output cap per reply, thinking, extension, sampling)."""
+"""Conditions: the agent settings a task runs under (output cap per reply, thinking, extension, sampling,
+reasoning effort)."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 Thinking = Literal["off", "medium"]
 THINKING_BUDGET = {"off": 0, "medium": 1024}
+# The reasoning_effort a run may ask of the model on every request; "default" sends none (the server's own).
+ReasoningEffort = Literal["default", "none", "low", "medium", "high"]
+REASONING_EFFORTS: tuple[str, ...] = get_args(ReasoningEffort)
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,9 @@ class Condition:
     temperature: float | None = None
     top_p: float | None = None
     seed: int | None = None
+    # Sent with every request beside the thinking switch; None sends nothing, so the server's own default applies
+    # (the "default" of --reasoning-effort).
+    reasoning_effort: str | None = None
 
     @property
     def thinking_budget(self) -> int:
@@ -34,27 +41,37 @@ class Condition:
         extra: dict = {"chat_template_kwargs": {"enable_thinking": self.thinking != "off"}}
         if self.thinking != "off":
             extra["thinking_budget_tokens"] = self.thinking_budget
-        return {**extra, **self.sampling()}
+        return {**extra, **self.sampling(), **self.effort()}
 
     def sampling(self) -> dict:
         """The sampling fields this condition sets on every request (none: the server's defaults)."""
         chosen = {"temperature": self.temperature, "top_p": self.top_p, "seed": self.seed}
         return {k: v for k, v in chosen.items() if v is not None}
 
+    def effort(self) -> dict:
+        """The reasoning_effort field this condition sets on every request (none: the server's default)."""
+        return {"reasoning_effort": self.reasoning_effort} if self.reasoning_effort else {}
+
+    def effort_label(self) -> str:
+        """The effort asked, as a result row records it: "default" when none was sent."""
+        return self.reasoning_effort or "default"
+
     def for_attempt(self, k: int) -> Condition:
         """The condition as attempt k of a task sends it: the run's sampling seed plus k."""
         return self if self.seed is None else replace(self, seed=self.seed + k)
 
     def sampling_label(self) -> str:
-        """The sampling in words, part of a result row's identity: rows made with other sampling never merge."""
-        return _sampling_label(self.temperature, self.top_p, self.seed)
+        """The sampling in words, part of a result row's identity: rows made with other sampling never merge. The
+        reasoning effort is part of it too, so rows asked at another effort are other rows on every board."""
+        return _sampling_label(self.temperature, self.top_p, self.seed, self.reasoning_effort)
 
 
 @functools.lru_cache(maxsize=64)  # asked once per attempt, for a handful of distinct samplings
-def _sampling_label(temperature: float | None, top_p: float | None, seed: int | None) -> str:
+def _sampling_label(temperature: float | None, top_p: float | None, seed: int | None, effort: str | None) -> str:
     parts = [f"temperature {temperature:g}" if temperature is not None else None,
              f"top_p {top_p:g}" if top_p is not None else None,
-             f"seed {seed}+k" if seed is not None else None]
+             f"seed {seed}+k" if seed is not None else None,
+             f"reasoning effort {effort}" if effort else None]
     return ", ".join(p for p in parts if p) or "server default"
 
 
@@ -77,13 +94,17 @@ def select_conditions(
     temperature: float | None = None,
     top_p: float | None = None,
     seed: int | None = None,
+    reasoning_effort: str = "default",
 ) -> list[Condition]:
-    """The conditions a run uses; --thinking, --max-tokens and the sampling flags replace the values of every one
-    selected."""
+    """The conditions a run uses; --thinking, --max-tokens, the sampling flags and --reasoning-effort replace the
+    values of every one selected."""
     if temperature is not None and not 0 <= temperature <= 2:
         raise ValueError(f"--temperature {temperature:g}: choose a value from 0 to 2")
     if top_p is not None and not 0 < top_p <= 1:
         raise ValueError(f"--top-p {top_p:g}: choose a value above 0, at most 1")
+    if reasoning_effort not in REASONING_EFFORTS:
+        raise ValueError(f"--reasoning-effort {reasoning_effort}: choose from {', '.join(REASONING_EFFORTS)}")
+    effort = None if reasoning_effort == "default" else reasoning_effort
     chosen = [n.strip() for n in names.split(",") if n.strip()] if names else (WITH_EXTENSION if extension else DEFAULT)
     out = []
     for name in chosen:
@@ -102,7 +123,7 @@ def select_conditions(
             if max_tokens < 1:
                 raise ValueError("--max-tokens must be a positive number")
             cond = replace(cond, max_tokens=max_tokens)
-        out.append(replace(cond, temperature=temperature, top_p=top_p, seed=seed))
+        out.append(replace(cond, temperature=temperature, top_p=top_p, seed=seed, reasoning_effort=effort))
     if len(set(c.name for c in out)) != len(out):
         raise ValueError("--conds lists a condition twice")
     return out

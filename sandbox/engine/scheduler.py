@@ -310,8 +310,8 @@ class Scheduler:
         return {"run_id": self.spec.run_id, "model": self.spec.model, "agent": self.spec.agent,
                 "condition": a.cond.name, "task": a.task.id, "seed": a.seed, "kind": self.kind.name,
                 **self.kind.unit_fields(a.task), "suite_fingerprint": self.kind.fingerprint,
-                "sampling": a.cond.sampling_label(), "started_at": st.started or time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "isolation": self._isolation}
+                "sampling": a.cond.sampling_label(), "reasoning_effort": a.cond.effort_label(),
+                "started_at": st.started or time.strftime("%Y-%m-%dT%H:%M:%S"), "isolation": self._isolation}
 
     def _finish(self, st: AttemptState, fields: dict) -> dict:
         """Every result has the same keys, whatever the outcome: later readers rely on it."""

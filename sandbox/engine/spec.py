@@ -81,6 +81,16 @@ class RunSpec:
         """Free bytes an attempt needs to start (min_free_bytes, or the session's disk budget plus the reserve)."""
         return self.limits.disk_bytes + RESERVE_BYTES if self.min_free_bytes is None else self.min_free_bytes
 
+    def effort_via(self) -> str | None:
+        """How the reasoning effort asked reaches the server, as the run says at its start and its manifest keeps
+        (None: none asked). pi's model settings for these servers send none (sandbox/agents/pi.py COMPAT), so for
+        pi the proxy adds it: said plainly, since pi's own record of its requests will not show it."""
+        if not self.conds or not self.conds[0].reasoning_effort:
+            return None
+        if self.agent == "pi":
+            return "added by kbench's proxy to every request pi makes (pi itself sends none to these servers)"
+        return f"sent with every request the {'builtin agent' if self.agent == 'builtin' else 'harness'} makes"
+
     def settings(self) -> dict:
         """Every setting, for the manifest: no key."""
         return {
@@ -88,6 +98,8 @@ class RunSpec:
             "tool_format": self.tool_format if self.agent == "builtin" else None,
             "conditions": [asdict(c) for c in self.conds], "tasks": [t.id for t in self.tasks],
             "sampling": self.conds[0].sampling_label() if self.conds else None, "endpoint": dict(self.endpoint),
+            "reasoning_effort": self.conds[0].effort_label() if self.conds else None,
+            "reasoning_effort_via": self.effort_via(),
             "seeds": self.seed_list or self.seeds, "workers": self.workers, "server_slots": self.server_slots,
             "timeout_s": self.timeout_s, "latency_budget_s": self.latency_budget_s,
             "keep_work": self.keep_work, "defer_grading": self.defer_grading, "api_key_set": bool(self.api_key),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 ToolFormat = Literal["native", "text"]
-PERSONAS = ("oracle", "null", "liar", "chaos", "hostile", "replay", "noisy", "judge")
+PERSONAS = ("oracle", "null", "liar", "chaos", "hostile", "replay", "noisy", "judge", "lenient_judge")
 FINISH_REASONS = ("stop", "tool_calls", "length")
 
 ORACLE_DONE = "Done: the task is complete."
@@ -196,6 +196,13 @@ class JudgePersona:
     name = "judge"
     FENCE = re.compile(r"^<<<REPLY ([0-9a-f]+)>>>$", re.M)
 
+    def __init__(self, lenient: bool = False):
+        # lenient: yes to every criterion, the way a judge partial to every reply would vote (a panel member
+        # whose bias the judge-bias page must show)
+        self.lenient = lenient
+        if lenient:
+            self.name = "lenient_judge"
+
     def respond(self, conv: Conversation) -> Reply:
         text = conv.texts("user")[-1] if conv.texts("user") else ""
         fence = self.FENCE.search(text)
@@ -208,7 +215,7 @@ class JudgePersona:
         if not vote or not lines:
             return Reply("This is not a judging request (scripted judge).", note="not a judging request")
         v = int(vote.group(1))
-        said = {f"C{k}": "yes" if (len(c.strip()) + v) % 4 in (0, 1) else "no" for k, c in lines}
+        said = {f"C{k}": "yes" if self.lenient or (len(c.strip()) + v) % 4 in (0, 1) else "no" for k, c in lines}
         return Reply(json.dumps(said), note=f"judge vote {v}: {len(lines)} criteria")
 
 
@@ -372,8 +379,8 @@ def make_persona(name: str, suite="kbench", replay_path: str | Path | None = Non
     if name == "noisy":
         raise ValueError("persona 'noisy' answers the text jobs or the breakdown jobs: give suite 'textjobs' or "
                          "'breakdown'")
-    if name == "judge":
-        return JudgePersona()
+    if name in ("judge", "lenient_judge"):
+        return JudgePersona(lenient=name == "lenient_judge")
     if name == "oracle":
         return OraclePersona(suite)
     if name == "null":

@@ -32,14 +32,19 @@ class ReplyWriter:
 
     # --- bodies -------------------------------------------------------------------------------------------
 
-    def _usage(self, req: dict, reply: Reply) -> dict:
+    def _usage(self, req: dict, reply: Reply, reasoning: str = "") -> dict:
         prompt = json.dumps(req.get("messages"), ensure_ascii=False) + json.dumps(req.get("tools") or [])
         completion = (reply.content or "") + "".join(c.name + c.arguments_json for c in reply.tool_calls)
-        p, c = max(1, estimate_tokens(prompt)), max(1, estimate_tokens(completion))
-        return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+        p, c, r = max(1, estimate_tokens(prompt)), max(1, estimate_tokens(completion)), estimate_tokens(reasoning)
+        usage = {"prompt_tokens": p, "completion_tokens": c + r, "total_tokens": p + c + r}
+        if r:  # as OpenAI-style servers count them: within the completion tokens
+            usage["completion_tokens_details"] = {"reasoning_tokens": r}
+        return usage
 
-    def _completion(self, cid: str, reply: Reply, usage: dict) -> dict:
+    def _completion(self, cid: str, reply: Reply, usage: dict, reasoning: str = "") -> dict:
         message: dict = {"role": "assistant", "content": reply.content}
+        if reasoning:
+            message["reasoning_content"] = reasoning
         if reply.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_json}}
@@ -86,9 +91,11 @@ class ReplyWriter:
             time.sleep(left)
 
     def _stream(self, h: ScriptedHandler, cid: str, reply: Reply, usage: dict | None, start: float | None = None,
-                completion_tokens: int = 1) -> None:
+                completion_tokens: int = 1, reasoning: str = "") -> None:
         with_usage = usage is not None
-        pieces: list[dict] = []  # the deltas that carry generated text, in order
+        # the deltas that carry generated text, in order: reasoning first, as a thinking model writes it
+        pieces: list[dict] = [{"reasoning_content": reasoning[i:i + CONTENT_PIECE_CHARS]}
+                              for i in range(0, len(reasoning), CONTENT_PIECE_CHARS)]
         text = reply.content or ""
         for i in range(0, len(text), CONTENT_PIECE_CHARS):
             pieces.append({"content": text[i:i + CONTENT_PIECE_CHARS]})

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO, get_args
 
 from sandbox.servers.scripted.http_handler import BadRequest, ScriptedHandler, ScriptedHTTPServer, error_body
 from sandbox.servers.scripted.personas import (
@@ -37,6 +37,10 @@ from sandbox.servers.scripted.replies import CHARS_PER_TOKEN, ReplyWriter
 
 LOOPBACK = "127.0.0.1"
 ACTION_SCHEMA = "kbench_action"  # sandbox/agents/constrained.py SCHEMA_NAME (the scripted server imports no agent)
+# When a reply carries reasoning (reasoning_content and reasoning tokens in its usage): never, only when the request
+# asks a reasoning_effort other than "none" (a model that thinks only when asked), or always
+Thinks = Literal["never", "when_asked", "always"]
+THINKS: tuple[str, ...] = get_args(Thinks)
 
 
 def check_host(host: str) -> str:
@@ -72,8 +76,11 @@ class ScriptedServer(ReplyWriter):
         ttft_s: float = 0.0,
         token_rate: float = 0.0,
         reject_formats: tuple[str, ...] = (),
+        thinks: Thinks = "never",
     ):
         self.host = check_host(host)
+        if thinks not in THINKS:
+            raise ValueError(f"thinks must be one of {', '.join(THINKS)}, got {thinks!r}")
         if tool_format not in ("native", "text"):
             raise ValueError(f"tool_format must be 'native' or 'text', got {tool_format!r}")
         if slots is not None and slots < 1:
@@ -100,6 +107,8 @@ class ScriptedServer(ReplyWriter):
         # response_format types refused with HTTP 400, as a server without structured output does
         self.reject_formats = tuple(reject_formats)
         self.formats_seen: list[str | None] = []  # per chat request: the response_format type it asked
+        self.thinks = thinks
+        self.efforts_seen: list[str | None] = []  # per chat request: the reasoning_effort it carried, if any
         self.verbose = verbose
         self.log = log
         self.created = int(time.time())
@@ -215,6 +224,7 @@ class ScriptedServer(ReplyWriter):
             return
         with self._count_lock:  # what the harness set, so a test can see that every path sends its sampling
             self.sampling_seen.append({k: req[k] for k in ("temperature", "top_p", "seed") if k in req})
+            self.efforts_seen.append(req.get("reasoning_effort"))
         fmt = req.get("response_format") if isinstance(req.get("response_format"), dict) else None
         with self._count_lock:
             self.formats_seen.append(fmt.get("type") if fmt else None)
@@ -252,14 +262,23 @@ class ScriptedServer(ReplyWriter):
             if limit and reply.content and not reply.tool_calls and len(reply.content) > limit:
                 reply = Reply(reply.content[:limit], (), "length", reply.note)
             cid = "chatcmpl-" + hashlib.sha256(json.dumps(req["messages"], sort_keys=True).encode()).hexdigest()[:24]
-            usage = self._usage(req, reply)
+            reasoning = self._reasoning(req)
+            usage = self._usage(req, reply, reasoning)
             if stream:
-                self._stream(h, cid, reply, usage if include_usage else None, start, usage["completion_tokens"])
+                self._stream(h, cid, reply, usage if include_usage else None, start, usage["completion_tokens"],
+                             reasoning)
             else:
                 self._sleep_until(start + self._generation_s(usage["completion_tokens"]))
-                h.send_json(200, self._completion(cid, reply, usage))
+                h.send_json(200, self._completion(cid, reply, usage, reasoning))
             with self._count_lock:
                 self._last_reply = time.monotonic()
+
+    def _reasoning(self, req: dict) -> str:
+        """The reasoning a reply carries, as `thinks` decides from the request's reasoning_effort ("" for none)."""
+        effort = req.get("reasoning_effort")
+        if self.thinks == "always" or (self.thinks == "when_asked" and effort not in (None, "none")):
+            return f"Scripted reasoning (effort {effort or 'server default'}): the reply follows from the request."
+        return ""
 
     def _parse(self, body: bytes) -> dict:
         try:
@@ -291,6 +310,7 @@ def serve(
     ttft_s: float = 0.0,
     token_rate: float = 0.0,
     reject_formats: tuple[str, ...] = (),
+    thinks: Thinks = "never",
 ) -> int:
     """Run a scripted server in the foreground until Ctrl-C or SIGTERM; returns the exit status (0).
 
@@ -300,7 +320,8 @@ def serve(
     """
     srv = ScriptedServer(persona, host=host, port=port, model_id=model_id, latency=latency, slots=slots,
                          suite=suite, tool_format=tool_format, replay_path=replay_path, chaos_delay=chaos_delay,
-                         verbose=verbose, ttft_s=ttft_s, token_rate=token_rate, reject_formats=reject_formats)
+                         verbose=verbose, ttft_s=ttft_s, token_rate=token_rate, reject_formats=reject_formats,
+                         thinks=thinks)
     stop = threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():
