@@ -196,12 +196,8 @@ class JudgePersona:
     name = "judge"
     FENCE = re.compile(r"^<<<REPLY ([0-9a-f]+)>>>$", re.M)
 
-    def __init__(self, lenient: bool = False):
-        # lenient: yes to every criterion, the way a judge partial to every reply would vote (a panel member
-        # whose bias the judge-bias page must show)
-        self.lenient = lenient
-        if lenient:
-            self.name = "lenient_judge"
+    def __init__(self, lenient: bool = False):  # lenient: yes to everything, a judge partial to every reply
+        self.lenient, self.name = lenient, "lenient_judge" if lenient else "judge"
 
     def respond(self, conv: Conversation) -> Reply:
         text = conv.texts("user")[-1] if conv.texts("user") else ""
