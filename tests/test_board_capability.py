@@ -217,8 +217,15 @@ def test_thinks_is_ranked_with_ties_marked_and_functions_agree(board):
     text = (site / "thinks.html").read_text()
     assert "Ranked by the composite: the equal mean of the category means; each category weighs 1/N" in text
     rows = bc.thinks_rows(store, AGENT_TASKS, FP)
-    shown = list(Rows(text).tables["thinks"].items())
-    assert [g for g, _ in shown] == [r["key"] for r in rows]
+    everything = list(Rows(text).tables["thinks"].items())
+    assert [g for g, _ in everything] == [r["key"] for r in rows]
+    # the CPU row is ranked apart, by usability, first of its own group; the GPU rows by the composite
+    assert [(r["model"], r["ranked_by"], r["rank"]) for r in rows] == [
+        (m, "composite", i) for i, m in enumerate(sorted((A, C), key=lambda m: -next(
+            r["composite"] for r in rows if r["model"] == m)), 1)] + [(B, "usability", 1)]
+    assert all(r["era"] == FP[:8] for r in rows)
+    shown = [(g, r) for g, r in everything if r["_attrs"]["data-group"] != _group(B)]
+    rows = [r for r in rows if r["ranked_by"] == "composite"]
     comps = [r["values"]["composite"] for _, r in shown]
     assert comps == sorted(comps, reverse=True)
     for (g, r), nxt, row in zip(shown, [*shown[1:], None], rows):
@@ -300,7 +307,7 @@ def test_spearman_handles_ties_and_its_threshold():
     assert bc.spearman([1, 2, 2, 4, 5], [2, 1, 3, 5, 4]) == pytest.approx(r)
     rows = [{"model": f"m{i}", "endpoint": "e", "hardware_class": "gpu", "key": f"m{i} · e · gpu", "tasks": {},
              "counted": [], "ships": i / 10, "provisional": False, "harnesses": [], "spread": None,
-             "composite": i / 5} for i in range(5)]
+             "composite": i / 5, "era": "f", "rank": None} for i in range(5)]
     text = bc.ships_page({"rows": rows, "saturated": {}, "tasks": [], "spearman": {"models": 5, "rho": 1.0}})
     assert "over 5 models: <b data-value='1.0'>1.000</b>" in text
 
@@ -323,10 +330,15 @@ def test_pages_in_headless_chromium(board, tmp_path):
     shown = Rows(dom).tables["thinks"]
     for group, t in expected_thinks(store).items():
         assert shown[group]["values"]["composite"] == pytest.approx(t["composite"], abs=6e-5), group
+    by_key = {r["key"]: r for r in bc.thinks_rows(store, AGENT_TASKS, FP)}
+    for group, row in shown.items():  # the rank within its group and the era, on every row
+        assert row["values"]["rank"] == by_key[group]["rank"] and FP[:8] in row["_text"], group
     dom = chromium_dom((site / "ships.html").as_uri(), tmp_path / "p2")
     shown = Rows(dom).tables["ships"]
     for group, t in expected_ships(store).items():
         assert shown[group]["values"]["ships"] == pytest.approx(t["ships"], abs=1e-12), group
+    ranked = {r["key"]: r["rank"] for r in _ships(store)["rows"] if r["rank"] is not None}
+    assert ranked and {g: shown[g]["values"]["rank"] for g in ranked} == ranked
     # a filter in the URL hides the other endpoints' rows on both tables of the page
     dom = chromium_dom((site / "thinks.html").as_uri() + "?endpoint=e1", tmp_path / "p3")
     page = Rows(dom)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kbench_dagster.reporting.board_data import GRADINGS_SQL
 from kbench_dagster.reporting.board_html import esc, page, pct
+from kbench_dagster.reporting.board_rules import era, ranked_by, ranking_groups, shared_ranks
 from kbench_dagster.reporting.board_style import FILTER_JS
 from kbench_dagster.reporting.judge_bias import bias_study, judge_bias_page, same_family_judges
 from kbench_dagster.store import ResultsStore
@@ -38,7 +39,7 @@ FROM capability_results WHERE suite_fingerprint = ?"""
 AGENT_SQL = f"""
 WITH g AS ({GRADINGS_SQL})
 SELECT a.model, COALESCE(a.endpoint, 'unnamed') AS endpoint, COALESCE(a.hardware_class, 'unknown') AS hardware_class,
-       a.agent, a.task, a.seed, a.duration_s, COALESCE(g.outcome, a.outcome) AS outcome
+       a.agent, a.task, a.seed, a.duration_s, COALESCE(g.outcome, a.outcome) AS outcome, a.suite_fingerprint
 FROM attempts a LEFT JOIN g USING (run_id, condition, task, seed)
 WHERE list_contains(?, a.task)"""
 HARNESSES = ("pi", "builtin")
@@ -46,7 +47,9 @@ MIN_MODELS_RHO = 5
 MIN_RUNS = 2
 BOOT, BOOT_SEED = 2000, 11
 
-THINKS_NOTE = ("Ranked by the composite: the equal mean of the category means; each category weighs 1/N, N being "
+THINKS_NOTE = ("Rows on CPU and entry-GPU hardware are ranked apart from the others, by usability (every item, a "
+               "timeout or refusal as 0); the others ranked by the composite; the era (the suite version) is on every "
+               "row. Ranked by the composite: the equal mean of the category means; each category weighs 1/N, N being "
                "the categories the row has graded items in (the table below lists each mean and weight). An item's "
                "score is the median of its runs; refused items are left out of the composite and count 0 in "
                "usability. Completion: runs that did not time out (no latency budget is applied here). Judge "
@@ -64,8 +67,11 @@ SHIPS_NOTE = ("Ranks rows by Ships: the mean, over the tasks that are not satura
               "score is the mean over the harnesses that ran it of that harness's pass share over its graded runs "
               "(pass, wrong, crash, timeout, nofile; infra, skipped and pending left out), so a task two harnesses "
               "ran weighs the same as one that one harness ran. Means, not medians. Tasks: the kbench suite and the "
-              "capability agentic and repo_patch tasks (ci_repair and the chat items are not here). A task is "
-              f"saturated when at least 2 models ran it and every row scores {SATURATED:.2f} or more on it: it is "
+              "capability agentic and repo_patch tasks (ci_repair and the chat items are not here). "
+              "Rows are ranked within their era (the suite versions their runs were made under), never across; "
+              "a rank marked = shares the number of the row above: the paired gap over the tasks both counted is "
+              "below the smallest gap those tasks can detect at power 0.80 (5%, two-sided). A task is saturated "
+              f"when at least 2 models ran it and every row scores {SATURATED:.2f} or more on it: it is "
               f"listed below and left out of every row. A row is provisional until each of its tasks has {MIN_RUNS} "
               "graded runs or more.")
 
@@ -118,15 +124,22 @@ def thinks_rows(store: ResultsStore, agent_tasks: dict[str, tuple[str, str]] | N
                      "agent_rows": agent_rows[key], **score_model(found),
                      "same_family_items": sorted({i for i, _ in own}),
                      "same_family_judges": sorted({j for _, j in own})})
-    rows.sort(key=lambda r: (r["composite"] is None, -(r["composite"] or 0.0), r["key"]))
-    for r, tier in zip(rows, paired_tiers([item_scores(groups[(r["model"], r["endpoint"], r["hardware_class"])])
-                                           for r in rows])):
-        r["tier"] = tier
-    for a, b in zip(rows, [*rows[1:], None]):
-        gaps = [g for g in (a["min_detectable_gap"], b and b["min_detectable_gap"]) if g is not None]
-        a["tie_next"] = bool(b and a["composite"] is not None and b["composite"] is not None and gaps
-                             and a["composite"] - b["composite"] < max(gaps))
-    return rows
+    now = era([suite_fingerprint or fingerprint()])  # the page shows the current suite's rows only: one era
+    for r in rows:
+        r["ranked_by"], r["era"] = ranked_by(r["hardware_class"]), now
+        r["headline"] = r[r["ranked_by"]]
+    ordered = []
+    for _, group in ranking_groups(rows, lambda r: (r["ranked_by"], r["era"])):
+        group.sort(key=lambda r: (r["headline"] is None, -(r["headline"] or 0.0), r["key"]))
+        tiers = paired_tiers([item_scores(groups[(r["model"], r["endpoint"], r["hardware_class"])]) for r in group])
+        for rank, (r, tier) in enumerate(zip(group, tiers), 1):
+            r["rank"], r["tier"] = rank, tier
+        for a, b in zip(group, [*group[1:], None]):  # the composite's gap: the usability groups mark no ties
+            gaps = [g for g in (a["min_detectable_gap"], b and b["min_detectable_gap"]) if g is not None]
+            a["tie_next"] = bool(b and a["ranked_by"] == "composite" and a["composite"] is not None and gaps
+                                 and b["composite"] is not None and a["composite"] - b["composite"] < max(gaps))
+        ordered += group
+    return ordered
 
 
 def _mean(xs) -> float | None:
@@ -176,9 +189,11 @@ def ships_rows(store: ResultsStore, agent_tasks: dict[str, tuple[str, str]] | No
         t for t, (cat, _) in agent_tasks.items() if cat in SHIPS}
     thinks = thinks_rows(store, agent_tasks) if thinks is None else thinks
     runs: dict[tuple, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    fingerprints: dict[tuple, set] = defaultdict(set)
     for r in _dicts(store, AGENT_SQL, [sorted(eligible)]):
         if r["outcome"] in SCORED:
             runs[_key(r)][r["task"]][r["agent"]].append(1.0 if r["outcome"] == "pass" else 0.0)
+            fingerprints[_key(r)].add(r["suite_fingerprint"])
     per_row: dict[tuple, dict[str, dict]] = {}
     for key, tasks in runs.items():
         per_row[key] = {task: {"harness": {h: {"runs": len(v), "mean": sum(v) / len(v)} for h, v in hs.items()},
@@ -199,11 +214,20 @@ def ships_rows(store: ResultsStore, agent_tasks: dict[str, tuple[str, str]] | No
         diffs = [v["harness"]["pi"]["mean"] - v["harness"]["builtin"]["mean"] for _, v in sorted(counted.items())
                  if all(h in v["harness"] for h in HARNESSES)]
         rows.append({**dict(zip(KEYS, key)), "key": " · ".join(key), "tasks": tasks, "counted": sorted(counted),
+                     "era": era(fingerprints.get(key, ())), "rank": None,
                      "ships": _mean(v["score"] for v in counted.values()),
                      "provisional": any(v["runs"] < MIN_RUNS for v in counted.values()),
                      "harnesses": sorted({h for v in tasks.values() for h in v["harness"]}),
                      "spread": paired_spread(diffs) if diffs else None, "composite": composite.get(key)})
     rows.sort(key=lambda r: (r["ships"] is None, -(r["ships"] or 0.0), r["key"]))
+    ordered = []
+    for _, group in ranking_groups(rows, lambda r: (r["era"],)):
+        ranked = [r for r in group if r["ships"] is not None]
+        for r, rank in zip(ranked, shared_ranks([{t: r["tasks"][t]["score"] for t in r["counted"]} for r in ranked])):
+            r.update(rank=rank["rank"], rank_shared=rank["shared"], gap_above=rank["gap"], mde_above=rank["mde"],
+                     tasks_above=rank["tasks"])
+        ordered += ranked + [r for r in group if r["ships"] is None]
+    rows = ordered
     both = [r for r in rows if r["ships"] is not None and r["composite"] is not None]
     rho = spearman([r["ships"] for r in both], [r["composite"] for r in both]) if len(both) >= MIN_MODELS_RHO else None
     return {"rows": rows, "saturated": {t: saturated[t] for t in sorted(saturated)}, "tasks": sorted(by_task),
@@ -243,16 +267,17 @@ def _category_cell(category: str, c: dict, weight: float) -> str:
 
 
 def thinks_page(rows: list[dict]) -> str:
-    head = ("<tr><th>rank</th><th>tier</th><th class=l>model</th><th class=l>endpoint</th>"
-            "<th class=l>hardware class</th><th>composite (95%, clustered by category)</th>"
+    head = ("<tr><th>rank</th><th class=l>ranked by</th><th class=l>era</th><th>tier</th><th class=l>model</th>"
+            "<th class=l>endpoint</th><th class=l>hardware class</th><th>composite (95%, clustered by category)</th>"
             "<th>min detectable gap</th><th class=l>vs next</th><th>usability</th><th>completion</th>"
             "<th>refusals</th><th>timeouts</th><th>normal tier</th><th>hard tier</th><th>items graded</th>"
             "<th>not graded (pending judge)</th><th>judge failed (runs)</th><th>same-family judge</th></tr>")
     body = [_filters(rows), f"<div class=note>{esc(THINKS_NOTE)}</div>", "<table id=thinks>" + head]
-    for i, r in enumerate(rows, 1):
+    for r in rows:
         missing, tier = r["not_graded"], f"T{r['tier']}"
         body.append(
-            f"<tr {_attrs(r)}><td>{i}</td><td>{_num(r['tier'], 'tier', tier)}</td>{_who(r)}"
+            f"<tr {_attrs(r)}><td>{_num(r['rank'], 'rank', str(r['rank']))}</td><td class=l>{esc(r['ranked_by'])}</td>"
+            f"<td class=l>{esc(r['era'])}</td><td>{_num(r['tier'], 'tier', tier)}</td>{_who(r)}"
             f"<td>{_num(r['composite'], 'composite')}{_ci(r['composite_ci'])}</td>"
             f"<td>{_num(r['min_detectable_gap'], 'mdg')}</td>"
             f"<td class=l>{'<span class=tie>tie with next</span>' if r['tie_next'] else ''}</td>"
@@ -289,6 +314,16 @@ def _same_family(r: dict) -> str:
             "</td>")
 
 
+def _rank(r: dict) -> str:
+    if r["rank"] is None:
+        return ""
+    why = (f"the gap to the row above, {100 * r['gap_above']:+.1f} pts, is below what {r['tasks_above']} tasks can "
+           f"detect ({100 * r['mde_above']:.1f} pts at power 0.80)" if r["rank_shared"] and r["mde_above"] is not None
+           else "no gap to the row above that its tasks can show" if r["rank_shared"] else "")
+    return (f"<span data-field='rank' data-value='{r['rank']}' title='{esc(why)}'>"
+            f"{'=' if r['rank_shared'] else ''}{r['rank']}</span>")
+
+
 def _spread(s: dict | None) -> str:
     if s is None:
         return "needs both harnesses"
@@ -299,13 +334,14 @@ def _spread(s: dict | None) -> str:
 
 def ships_page(doc: dict) -> str:
     rows, sat, rho = doc["rows"], doc["saturated"], doc["spearman"]
-    head = ("<tr><th>rank</th><th class=l>model</th><th class=l>endpoint</th><th class=l>hardware class</th>"
-            "<th>Ships</th><th>tasks counted</th><th class=l>status</th><th class=l>harnesses</th>"
+    head = ("<tr><th>rank</th><th class=l>era</th><th class=l>model</th><th class=l>endpoint</th>"
+            "<th class=l>hardware class</th><th>Ships</th><th>tasks counted</th><th class=l>status</th>"
+            "<th class=l>harnesses</th>"
             "<th>pi &minus; builtin (paired, 95%)</th><th>Thinks composite</th></tr>")
     body = [_filters(rows), f"<div class=note>{esc(SHIPS_NOTE)}</div>", "<table id=ships>" + head]
-    for i, r in enumerate(rows, 1):
+    for r in rows:
         status = ("no task counts" if r["ships"] is None else "provisional" if r["provisional"] else "")
-        body.append(f"<tr {_attrs(r)}><td>{i if r['ships'] is not None else ''}</td>{_who(r)}"
+        body.append(f"<tr {_attrs(r)}><td>{_rank(r)}</td><td class=l>{esc(r['era'])}</td>{_who(r)}"
                     f"<td>{_num(r['ships'], 'ships') if r['ships'] is not None else '&ndash;'}</td>"
                     f"<td>{len(r['counted'])}</td><td class='l warn'>{status}</td>"
                     f"<td class=l>{esc(', '.join(r['harnesses']) or '-')}</td>"
