@@ -38,8 +38,24 @@ def cmd_report(args) -> int:
 
 
 def cmd_collect(args) -> int:
+    from kbench_dagster.reporting import results_tree
+
+    if args.check:
+        if args.run_ids or args.into:
+            raise ValueError("collect --check DIR checks a results tree: give no RUNID and no --into with it")
+        files, problems = results_tree.check_tree(Path(args.check))
+        for p in problems:
+            print(f"error: {visible(p)}", file=sys.stderr)  # a file from elsewhere may hold any text
+        print(f"{args.check}: {files} results files, {len(problems)} with problems")
+        return 1 if problems else 0
+    if not args.run_ids:
+        raise ValueError("collect takes RUNIDs (or --check DIR)")
     doc = collect(Path(args.runs), args.run_ids)
     validate_results(doc)
+    if args.into:
+        for path in results_tree.write_tree(doc, Path(args.into)):
+            print(path)
+        return 0
     print(json.dumps(doc, indent=1))
     return 0
 
@@ -108,6 +124,13 @@ def cmd_board(args) -> int:
     from kbench_dagster.reporting.board_server import serve
 
     path = Path(args.db or DEFAULT_DB)
+    if args.results:
+        from kbench_dagster.reporting.results_tree import import_tree
+
+        done, problems = import_tree(open_store(path), Path(args.results))
+        for p in problems:
+            print(f"error: {visible(p)}", file=sys.stderr)
+        print(f"{args.results}: {len(done)} results files imported into {path}, {len(problems)} refused")
     if not path.exists():
         raise ValueError(f"no results store at {path}: run `kbench run` first, or give --db")
     index = build_board(open_store(path), Path(args.out), runs_root=Path(args.runs))
@@ -132,8 +155,12 @@ def add_report_parsers(sub) -> None:
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("collect", help="the report's numbers of runs as JSON (validated against the schema)")
-    s.add_argument("run_ids", metavar="RUNID", nargs="+")
+    s.add_argument("run_ids", metavar="RUNID", nargs="*")
     s.add_argument("--runs", default="runs")
+    s.add_argument("--into", metavar="DIR", help="write each run as DIR/<site>/<hardware>/<run>.json (a results tree, "
+                                                 "its site and hardware as the run's endpoint declared them)")
+    s.add_argument("--check", metavar="DIR", help="check every file of a results tree against the schema and its "
+                                                  "place; each bad file is named with its field")
     s.set_defaults(func=cmd_collect)
 
     s = sub.add_parser("export", help="every attempt as CSV or JSON, from the store (or from records with RUNIDs)")
@@ -170,6 +197,8 @@ def add_report_parsers(sub) -> None:
                    help="output folder (default .state/board beside the results database)")
     s.add_argument("--runs", default="runs", help="the runs folder whose records give the trajectory pages; the "
                                                   "board reads no record outside it")
+    s.add_argument("--results", metavar="DIR", help="first import every file of a results tree (kbench collect "
+                                                    "--into) into --db, each as the site its folder names")
     s.add_argument("--serve", action="store_true", help="serve it on 127.0.0.1 after writing")
     s.add_argument("--port", type=int, default=8000)
     s.set_defaults(func=cmd_board)
