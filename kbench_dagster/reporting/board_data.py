@@ -78,9 +78,11 @@ SELECT {GROUP_SQL}, run_id, task,
            AS seeds_scored,
        bit_or(CASE WHEN seed BETWEEN 0 AND 62 THEN 1::BIGINT << seed END) FILTER (WHERE outcome = 'pass')
            AS seeds_passed,
-       count(*) AS rows, sum(duration_s::DECIMAL(18, 3)) AS time_s,  -- exact: the same on every rebuild
-       count(duration_s) AS time_n, sum(turns) AS turns,
-       count(turns) AS turns_n, sum(output_tokens) AS out_tok, count(output_tokens) AS out_n,
+       -- the means are per attempt that ran, as the report's: a skipped one ran nothing and holds zeros
+       count(*) AS rows, sum(duration_s::DECIMAL(18, 3)) FILTER (WHERE outcome <> 'skipped') AS time_s,  -- exact
+       count(duration_s) FILTER (WHERE outcome <> 'skipped') AS time_n, sum(turns) AS turns,
+       count(turns) FILTER (WHERE outcome <> 'skipped') AS turns_n, sum(output_tokens) AS out_tok,
+       count(output_tokens) AS out_n,
        sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)) AS tokens,
        sum(COALESCE(cutoffs, 0)) AS cutoffs, sum(COALESCE(tool_errors, 0)) AS tool_errors,
        sum(COALESCE(tool_format_errors, 0)) AS tool_format_errors, sum(COALESCE(watchdog_kills, 0)) AS watchdog_kills,

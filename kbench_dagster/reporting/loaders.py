@@ -64,11 +64,21 @@ def by_condition(results: list[dict]) -> dict[str, list[dict]]:
 
 
 def mechanics(rs: list[dict]) -> dict:
-    n = len(rs) or 1
+    """What the agents of these attempts did, summed (or averaged per attempt that ran): the mechanics table of
+    `kbench report` and each condition's `mechanics` in `kbench collect`."""
+    # A skipped attempt (a requirement missing) ran no session and holds zero counts: as a run in the means it
+    # would pull mean time and turns down, and the pass rates count it nowhere either (stats.py).
+    ran = [r for r in rs if r.get("outcome") != "skipped"]
+    n = len(ran) or 1
     total = lambda key: sum(int(r.get(key) or 0) for r in rs)  # noqa: E731
-    return {"mean_time_s": sum(float(r.get("duration_s") or 0) for r in rs) / n, "turns": total("turns"),
+    return {"mean_time_s": sum(float(r.get("duration_s") or 0) for r in ran) / n, "turns": total("turns"),
             "mean_turns": total("turns") / n, "output_tokens": total("output_tokens"),
-            "input_tokens": total("input_tokens"), "cutoffs": total("cutoffs"), "tool_errors": total("tool_errors"),
-            "tool_format_errors": total("tool_format_errors"), "watchdog_kills": total("watchdog_kills"),
+            "input_tokens": total("input_tokens"), "cutoffs": total("cutoffs"),
+            # calls that ran; native and text are the forms they came in (a constrained call is neither)
+            "tool_calls": total("tool_calls"), "native_calls": total("native_calls"), "text_calls": total("text_calls"),
+            "tool_errors": total("tool_errors"), "tool_format_errors": total("tool_format_errors"),
+            # kills in the agent's sessions and in the hidden test's are counted apart: a test killed for its
+            # processes is the agent's code misbehaving under the test, not the agent's session itself
+            "watchdog_kills": total("watchdog_kills"), "test_kills": total("test_kills"),
             "outside_write_runs": sum(1 for r in rs if r.get("outside_writes")),
             "false_claims": sum(1 for r in rs if r.get("false_claim"))}

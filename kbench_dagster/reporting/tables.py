@@ -47,13 +47,15 @@ def render(run_id: str, results: list[dict], manifest: dict | None = None) -> st
             scored = [o for o in oc if o in stats.SCORED]
             cells.append(f"{sum(o == 'pass' for o in scored)}/{len(scored)}" if scored else (oc[0] if oc else "-"))
         out.append(f"{task:22} " + " ".join(f"{x:>10}" for x in cells))
-    out += ["", f"{'condition':10} {'mean s':>7} {'turns':>6} {'out tok':>8} {'cut-off':>7} {'tool err':>8} "
-                f"{'fmt err':>7} {'false claims':>12} {'kills':>5} {'outside':>7}"]
+    out += ["", f"{'condition':10} {'mean s':>7} {'turns':>6} {'out tok':>8} {'calls':>6} {'native':>6} "
+                f"{'text':>5} {'cut-off':>7} {'tool err':>8} {'fmt err':>7} {'false claims':>12} {'agent kills':>11} "
+                f"{'test kills':>10} {'outside':>7}"]
     for r in rows:
         m = r["mechanics"]
         out.append(f"{r['condition']:10} {m['mean_time_s']:>7.1f} {m['turns']:>6} {m['output_tokens']:>8} "
-                   f"{m['cutoffs']:>7} {m['tool_errors']:>8} {m['tool_format_errors']:>7} {m['false_claims']:>12} "
-                   f"{m['watchdog_kills']:>5} {m['outside_write_runs']:>7}")
+                   f"{m['tool_calls']:>6} {m['native_calls']:>6} {m['text_calls']:>5} {m['cutoffs']:>7} "
+                   f"{m['tool_errors']:>8} {m['tool_format_errors']:>7} {m['false_claims']:>12} "
+                   f"{m['watchdog_kills']:>11} {m['test_kills']:>10} {m['outside_write_runs']:>7}")
     out += ["", "uncertainty (seeds of a task are one cluster; pass rates are task-balanced):"]
     for r in rows:
         se_c = (", category-clustered SE n/a" if r["se_category"] is None
