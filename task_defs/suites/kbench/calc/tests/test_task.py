@@ -11,8 +11,9 @@ ev = kb.func(m, "evaluate")
 
 
 def same(got, want, what):
+    """Equal value (floats within rounding) and the same type: 3 and 3.0 are not the same result here."""
+    kb.ok(type(got) is type(want), "%s: expected the %s %r, got %r" % (what, type(want).__name__, want, got))
     if isinstance(want, float):
-        kb.ok(isinstance(got, (int, float)) and not isinstance(got, bool), "%s: expected a number, got %r" % (what, got))
         kb.ok(math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12), "%s: expected %r, got %r" % (what, want, got))
     else:
         kb.eq(got, want, what)
@@ -51,6 +52,15 @@ def true_division_and_floats():
         same(got, want, "evaluate(%r)" % expr)
     raises_for(ZeroDivisionError, ev, "1/0")
     raises_for(ZeroDivisionError, ev, "5/(2-2)")
+
+
+@kb.case
+def whole_float_literals_stay_floats():
+    # a literal with a decimal point is a float even when its fraction is zero, and so is what it touches
+    for expr, want in [("2.0", 2.0), ("2.0*3", 6.0), ("1+1.0", 2.0), ("-3.00", -3.0), ("(4.0-1)*2", 6.0),
+                       ("0.0", 0.0), ("10.0-10", 0.0)]:
+        got = ev(expr)
+        kb.ok(type(got) is float and got == want, "evaluate(%r): expected the float %r, got %r" % (expr, want, got))
 
 
 @kb.case

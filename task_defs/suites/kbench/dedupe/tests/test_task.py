@@ -44,6 +44,18 @@ def recursive_groups_sorted():
 
 
 @kb.case
+def plain_string_order():
+    # "-" and "." sort below "/", and upper case below lower case: plain string order, not folder by folder
+    root = build({
+        "a/b": b"first", "a.txt": b"first", "a-z": b"first", "B": b"first",
+        "x/y/z": b"second", "x.y": b"second",
+        "C/d": b"third", "c": b"third",
+    })
+    want = [["B", "a-z", "a.txt", "a/b"], ["C/d", "c"], ["x.y", "x/y/z"]]
+    kb.eq(find(root), want, "find_duplicates")
+
+
+@kb.case
 def content_not_size_or_name():
     root = build({
         "one": b"abcdefgh",

@@ -93,6 +93,28 @@ def missing_get_changes_nothing_and_capacity_one():
 
 
 @kb.case
+def keys_of_different_types_are_different_keys():
+    # 1, "1", (1,) and ("1",) are four different keys, even where their text is alike
+    c = LRU(4)
+    c.put(1, "int")
+    c.put("1", "str")
+    c.put((1,), "tuple")
+    c.put(("1",), "tuple of str")
+    kb.eq(c.keys(), [1, "1", (1,), ("1",)], "keys() after four puts")
+    kb.ok([type(k) for k in c.keys()] == [int, str, tuple, tuple], "keys() must keep each key as given: %r" % (c.keys(),))
+    kb.eq(c.get(1), "int", "get(1)")
+    kb.eq(c.get("1"), "str", "get('1')")
+    kb.eq(c.get((1,)), "tuple", "get((1,))")
+    c.put("(1,)", "text")  # a fifth key: ("1",), the least recently used, goes
+    kb.eq(c.keys(), [1, "1", (1,), "(1,)"], "keys() after put('(1,)')")
+    kb.eq(c.get(("1",)), None, "get(('1',)) after it was evicted")
+    # get returns the very value that was stored, not a copy
+    value = object()
+    c.put("obj", value)
+    kb.ok(c.get("obj") is value, "get('obj') must return the object that was stored")
+
+
+@kb.case
 def bad_capacity_raises():
     kb.raises(ValueError, LRU, 0)
     kb.raises(ValueError, LRU, -5)

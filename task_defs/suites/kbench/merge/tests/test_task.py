@@ -58,11 +58,28 @@ def empty_points_and_tuples():
 
 
 @kb.case
+def lists_tuples_ints_and_floats_mixed():
+    # one input may hold both list and tuple intervals, and ints next to floats
+    check([[5, 6], (1, 2), [2, 3], (6, 8)], [[1, 3], [5, 8]])
+    check([(2.5, 4), [1, 2.5], (7, 7.5), [7.5, 9]], [[1, 4], [7, 9]])
+    check([[3, 4], (3.0, 3.5), [0, 1]], [[0, 1], [3, 4]])
+
+
+@kb.case
 def input_not_modified():
     data = [[5, 8], [1, 3], [2, 6], [10, 11]]
     before = copy.deepcopy(data)
     check(data, [[1, 8], [10, 11]])
     kb.eq(data, before, "the input list after the call")
+
+
+@kb.case
+def result_is_a_new_list():
+    for data in ([], [[0, 2]], [[1, 3], [5, 8]]):
+        got = merge(data)
+        kb.ok(got is not data, "merge_intervals(%r) must return a new list, not the list passed in" % (data,))
+    single = [(3, 3)]
+    check(single, [[3, 3]])
 
 
 @kb.case
