@@ -52,11 +52,13 @@ class CapabilitySettings(dg.Config):
     # the judges, MODEL@URL each (two or more on different endpoints: a panel); none: judged items stay pending
     judges: list[str] = []
     judge_families: list[str] = []  # MODEL=FAMILY, for a judge whose model id does not say its maker
+    latency_budget_s: float = 0.0  # a reply slower than this counts 0 in usability; 0: no budget
 
 
 def _items(settings: CapabilitySettings, agent: AgentSettings, endpoint) -> tuple:
     judge = JudgePanel.from_specs(settings.judges, settings.judge_families)
-    kind = CapabilityItems(context_tokens=reported_context(endpoint.url, endpoint.api_key), judge=judge)
+    kind = CapabilityItems(context_tokens=reported_context(endpoint.url, endpoint.api_key), judge=judge,
+                           latency_budget_s=settings.latency_budget_s or None)
     units = kind.select(settings.only or None, settings.limit or None)
     return kind, units, {"judge": judge.model if judge else "none", "context_tokens": kind.context_tokens or 0}
 

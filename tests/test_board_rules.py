@@ -67,3 +67,32 @@ def test_ships_ranks_within_each_era_and_shares_numbers_below_the_detectable_gap
     assert page.count("data-field='rank' data-value='1'") == 3 and ">=1</span>" in page
     assert "below what 8 tasks can detect (35.0 pts at power 0.80)" in page
     assert "<td class=l>bbbbbbbb</td>" in page
+
+
+def test_usability_counts_a_reply_slower_than_the_runs_budget_as_zero(tmp_path):
+    """The budget a capability run was given is kept with each row; Thinks' usability counts a reply slower than it
+    as 0 (correct too late), the composite keeps its score, completion drops. By hand on the oracle's replies."""
+    from kbench_dagster.cli import main
+    from sandbox.servers.scripted import ScriptedServer
+    from task_defs.capability.scoring import score_model
+
+    db = tmp_path / "c.duckdb"
+    with ScriptedServer("oracle", suite="capability", port=0, latency=0.05) as srv:
+        for model, budget in (("in-time", "60"), ("too-slow", "0.001")):
+            assert main(["capability", "run", str(tmp_path / f"{model}.json"), "--url", srv.url, "--model", model,
+                         "--seeds", "1", "--only", "basic", "--limit", "3", "--run-id", model, "--runs",
+                         str(tmp_path / "runs"), "--work", str(tmp_path / "work"), "--db", str(db),
+                         "--latency-budget", budget]) == 0
+    store = ResultsStore(db)
+    _, budgets = store.query("SELECT model, min(latency_budget_s), max(latency_budget_s), min(duration_s) "
+                             "FROM capability_results GROUP BY model ORDER BY model")
+    assert budgets[0][:3] == ("in-time", 60.0, 60.0) and budgets[1][:3] == ("too-slow", 0.001, 0.001)
+    assert budgets[1][3] > 0.001  # every reply of the second run took longer than its budget
+    rows = {r["model"]: r for r in bc.thinks_rows(store, agent_tasks={})}
+    assert rows["in-time"]["composite"] == rows["too-slow"]["composite"] == 1.0  # the oracle is right every time
+    assert rows["in-time"]["usability"] == 1.0 and rows["too-slow"]["usability"] == 0.0
+    assert rows["in-time"]["completion"] == 1.0 and rows["too-slow"]["completion"] == 0.0
+    # a budget given to the scoring overrides what the rows recorded
+    cols, found = store.query("SELECT item, category, tier, seed, score, outcome, refusal, duration_s, "
+                              "latency_budget_s FROM capability_results WHERE model = 'too-slow'")
+    assert score_model([dict(zip(cols, r)) for r in found], latency_budget_s=60.0)["usability"] == 1.0

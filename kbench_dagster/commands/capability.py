@@ -103,7 +103,7 @@ def cmd_run(args) -> int:
     store = open_store(args.db)
     url = endpoint_settings(args, store)["url"]  # --endpoint's or --url's, as the run will use
     tokens = args.context_tokens or reported_context(url, service.cli_api_key())
-    kind = CapabilityItems(context_tokens=tokens, judge=_judge(args))
+    kind = CapabilityItems(context_tokens=tokens, judge=_judge(args), latency_budget_s=args.latency_budget)
     units = kind.select(args.only, args.limit)
     run = chat_run_spec(args, kind, units, "capability", store)
     spec = run.spec

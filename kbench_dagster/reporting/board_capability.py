@@ -33,13 +33,14 @@ KEYS = ("model", "endpoint", "hardware_class")
 # the same spelling of a missing endpoint or class in both tables, so a model's Thinks and Ships rows pair up
 CHAT_SQL = """
 SELECT model, COALESCE(endpoint, 'unnamed') AS endpoint, COALESCE(hardware_class, 'unknown') AS hardware_class,
-       item, category, tier, seed, score, outcome, refusal, duration_s, judge
+       item, category, tier, seed, score, outcome, refusal, duration_s, latency_budget_s, judge
 FROM capability_results WHERE suite_fingerprint = ?"""
 # an attempt's latest grading (a regrade may leave more than one row), as the leaderboard reads it
 AGENT_SQL = f"""
 WITH g AS ({GRADINGS_SQL})
 SELECT a.model, COALESCE(a.endpoint, 'unnamed') AS endpoint, COALESCE(a.hardware_class, 'unknown') AS hardware_class,
-       a.agent, a.task, a.seed, a.duration_s, COALESCE(g.outcome, a.outcome) AS outcome, a.suite_fingerprint
+       a.agent, a.task, a.seed, a.duration_s, a.latency_budget_s, COALESCE(g.outcome, a.outcome) AS outcome,
+       a.suite_fingerprint
 FROM attempts a LEFT JOIN g USING (run_id, condition, task, seed)
 WHERE list_contains(?, a.task)"""
 HARNESSES = ("pi", "builtin")
@@ -52,7 +53,8 @@ THINKS_NOTE = ("Rows on CPU and entry-GPU hardware are ranked apart from the oth
                "row. Ranked by the composite: the equal mean of the category means; each category weighs 1/N, N being "
                "the categories the row has graded items in (the table below lists each mean and weight). An item's "
                "score is the median of its runs; refused items are left out of the composite and count 0 in "
-               "usability. Completion: runs that did not time out (no latency budget is applied here). Judge "
+               "usability, as do runs slower than the latency budget their run recorded (--latency-budget). "
+               "Completion: runs that did not time out and kept inside that budget. Judge "
                "failed: runs the LLM judge could not grade (unreachable, or no answer in its form after its retries), "
                "left out like pending ones, never scored as the model's; a regrade with a working judge grades them. "
                "Same-family judge: judged items where a judge of the model's own family (its maker) cast a vote, "
@@ -115,7 +117,8 @@ def thinks_rows(store: ResultsStore, agent_tasks: dict[str, tuple[str, str]] | N
             category, tier = agent_tasks[r["task"]]
             groups[key].append({"model": r["model"], "item": r["task"], "category": category, "tier": tier,
                                 "seed": r["seed"], "score": 1.0 if r["outcome"] == "pass" else 0.0,
-                                "outcome": r["outcome"], "refusal": False, "duration_s": r["duration_s"]})
+                                "outcome": r["outcome"], "refusal": False, "duration_s": r["duration_s"],
+                                "latency_budget_s": r["latency_budget_s"]})
             agent_rows[key] += 1
     rows = []
     for key, found in groups.items():

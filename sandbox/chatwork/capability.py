@@ -66,11 +66,15 @@ class CapabilityItems:
     name = NAME
     runs_agent = False
 
-    def __init__(self, root: Path | None = None, context_tokens: int | None = None, judge=None):
+    def __init__(self, root: Path | None = None, context_tokens: int | None = None, judge=None,
+                 latency_budget_s: float | None = None):
         """`context_tokens`: the endpoint's context window, which sizes the long-context documents (None: the
-        default of task_defs/capability/context.py). `judge`: a JudgePanel (sandbox/chatwork/judge_panel.py) or None."""
+        default of task_defs/capability/context.py). `judge`: a JudgePanel (sandbox/chatwork/judge_panel.py) or None.
+        `latency_budget_s`: the seconds a reply may take to count in usability, kept with the replies so a regrade
+        keeps it (None: no budget)."""
         self.categories = load_categories(root)
         self.context_tokens = context_tokens
+        self.latency_budget_s = latency_budget_s
         self.judge = judge
         self.fingerprint = fingerprint(root)
         self._units = [CapabilityUnit(doc.category, item) for doc, _ in self.categories
@@ -124,7 +128,8 @@ class CapabilityItems:
             reply = chat.ask(messages, tools=unit.item.tools or None)
             messages.append({"role": "assistant", "content": reply.content})
             replies.append(calls_reply(reply.content, reply.tool_calls) if unit.item.tools else reply.content)
-            kept[REPLIES] = json.dumps({"replies": replies, "context_tokens": self.context_tokens})
+            kept[REPLIES] = json.dumps({"replies": replies, "context_tokens": self.context_tokens,
+                                        "latency_budget_s": self.latency_budget_s})
 
     def grade_kept(self, unit: CapabilityUnit, kept: dict[str, str], scratch: Path, cfg: IsolationConfig,
                    log_path: Path | None) -> Verdict:
@@ -174,7 +179,8 @@ class CapabilityItems:
         return {"capability": {"category": unit.category, "item": unit.id, "tier": unit.item.tier,
                                "grader": unit.item.grader.kind, "score": score, "refusal": refusal,
                                "checks": [c.to_dict() for c in checks], "judge": votes,
-                               "context_tokens": kept.get("context_tokens")}}
+                               "context_tokens": kept.get("context_tokens"),
+                               "latency_budget_s": kept.get("latency_budget_s")}}
 
 
 def calls_reply(content: str, calls: list[dict]) -> str:

@@ -10,7 +10,8 @@ NAME = "capability"
 COLUMNS = {
     "run_id": "VARCHAR", "model": "VARCHAR", "condition": "VARCHAR", "seed": "INTEGER", "item": "VARCHAR",
     "category": "VARCHAR", "tier": "VARCHAR", "grader": "VARCHAR", "outcome": "VARCHAR", "score": "DOUBLE",
-    "refusal": "BOOLEAN", "checks": "JSON", "judge": "JSON", "context_tokens": "INTEGER", "detail": "VARCHAR",
+    "refusal": "BOOLEAN", "checks": "JSON", "judge": "JSON", "context_tokens": "INTEGER", "latency_budget_s": "DOUBLE",
+    "detail": "VARCHAR",
     "reply": "VARCHAR", "sampling": "VARCHAR", "reasoning_effort": "VARCHAR", "reasoned": "BOOLEAN",
     "duration_s": "DOUBLE", "input_tokens": "BIGINT",
     "output_tokens": "BIGINT", "infra_error": "VARCHAR", "suite_fingerprint": "VARCHAR", "graded_at": "TIMESTAMP",
@@ -36,7 +37,7 @@ def capability_rows(src: RowSource) -> dict[str, list[dict]]:
         "tier": c.get("tier") or r.get("tier"), "grader": c.get("grader"), "score": c.get("score"),
         "refusal": c.get("refusal"), "checks": json.dumps(c.get("checks")) if c.get("checks") is not None else None,
         "judge": json.dumps(c.get("judge")) if c.get("judge") is not None else None,
-        "context_tokens": c.get("context_tokens"),
+        "context_tokens": c.get("context_tokens"), "latency_budget_s": c.get("latency_budget_s"),
         "reply": (replies[-1] if replies else None) and replies[-1][:REPLY_CHARS], **src.endpoint}]}
 
 

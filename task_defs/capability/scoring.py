@@ -8,7 +8,8 @@ gradings), per model:
   composite, and 0 in usability;
 - composite: the equal mean of the category means: every category weighs 1/18 whatever its size (a category whose
   every item was refused or not graded is 0 in the composite when refused, absent when not graded);
-- usability: the equal mean over items, timeouts and refusals as 0;
+- usability: the equal mean over items, timeouts, refusals and runs slower than the latency budget as 0 (the budget
+  given to the scoring, else the one each row recorded from its run; none: no run is too slow);
 - completion: the share of runs that finished inside the latency budget (all that did not time out when no budget);
 - tiers: the composite of the normal items and of the hard ones;
 - a 95% bootstrap interval for the composite clustered by category (the items resampled within each category,
@@ -43,11 +44,16 @@ def item_scores(rows: list[dict], latency_budget_s: float | None = None) -> dict
         graded = [r for r in runs if r["outcome"] not in ("pending", JUDGE_FAILED, "skipped", "infra")]
         scores = [0.0 if r["outcome"] == "timeout" else float(r.get("score") or 0.0) for r in graded]
         refused = sum(bool(r.get("refusal")) for r in graded)
-        inside = sum(r["outcome"] != "timeout" and (latency_budget_s is None or (r.get("duration_s") or 0) <=
-                                                    latency_budget_s) for r in graded)
+        # the budget given here, else the one the run recorded with the row
+        budgets = [latency_budget_s if latency_budget_s is not None else r.get("latency_budget_s") for r in graded]
+        ok = [r["outcome"] != "timeout" and (b is None or (r.get("duration_s") or 0) <= b)
+              for r, b in zip(graded, budgets)]
+        # usability counts a reply slower than the budget as 0, as a timeout: correct too late is of no use
+        usable = [s if fine else 0.0 for s, fine in zip(scores, ok)]
         out[item] = {"category": runs[0]["category"], "tier": runs[0]["tier"], "runs": len(graded),
                      "scores": scores, "median": statistics.median(scores) if scores else None,
-                     "refusal": bool(graded) and refused * 2 > len(graded), "inside": inside,
+                     "usable": statistics.median(usable) if usable else None, "inside": sum(ok),
+                     "refusal": bool(graded) and refused * 2 > len(graded),
                      "timeouts": sum(r["outcome"] == "timeout" for r in graded),
                      "judge_failed": sum(r["outcome"] == JUDGE_FAILED for r in runs)}
     return out
@@ -94,7 +100,7 @@ def score_model(rows: list[dict], latency_budget_s: float | None = None) -> dict
     items = item_scores(rows, latency_budget_s)
     graded = {k: v for k, v in items.items() if v["median"] is not None}
     composite = composite_of(graded)
-    usability = (sum(0.0 if v["refusal"] else v["median"] for v in graded.values()) / len(graded)) if graded else None
+    usability = (sum(0.0 if v["refusal"] else v["usable"] for v in graded.values()) / len(graded)) if graded else None
     runs = sum(v["runs"] for v in graded.values())
     ci, se = _bootstrap(graded)
     per_cat = {}
