@@ -53,7 +53,15 @@ def test_a_broken_file_is_named_with_its_item_and_field(tmp_path):
     with pytest.raises(TaskFileError, match="canary"):
         load_categories(tmp_path)
     write(tmp_path, "basic", [dict(FIELDS, grader={"kind": "judge", "criteria": ["one criterion"] * 3})])
-    with pytest.raises(TaskFileError, match="only reasoning, writing, research may be judged"):
+    with pytest.raises(TaskFileError, match="only reasoning, writing, research .* may be judged"):
+        load_categories(tmp_path)
+    # an item whose format instructions clash on purpose is judged in any chat category, and only judged
+    write(tmp_path, "basic", [dict(FIELDS, format_conflict=True,
+                                   grader={"kind": "judge", "criteria": ["one criterion"] * 3})])
+    [(doc, _)] = load_categories(tmp_path)
+    assert doc.items[0].format_conflict and doc.items[0].grader.kind == "judge"
+    write(tmp_path, "basic", [dict(FIELDS, format_conflict=True)])
+    with pytest.raises(TaskFileError, match="format_conflict item is graded by the judge"):
         load_categories(tmp_path)
     write(tmp_path, "basic", [FIELDS])
     write(tmp_path, "agentic", [FIELDS])

@@ -40,7 +40,7 @@ CATEGORIES: tuple[str, ...] = (
     "multi_turn", "reasoning", "writing", "research", "monitoring", "iac", "ci_repair", "repo_patch", "sysadmin",
     "agentic")
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]
-JUDGED = ("reasoning", "writing", "research")  # the only categories a judge may grade
+JUDGED = ("reasoning", "writing", "research")  # the categories a judge grades (elsewhere: format_conflict items)
 AGENT = ("agentic", "repo_patch", "ci_repair")  # worked by the run's agent in a folder, graded by hidden tests
 SHIPS = ("agentic", "repo_patch")  # the capability items that count on the Ships board
 ID = r"^[a-z][a-z0-9_]*$"
@@ -161,6 +161,9 @@ class Item(_Strict):
     reference: str | list[str]
     wrong: list[str] = []
     untouched: str | None = None
+    # the prompt's format instructions contradict each other on purpose: whether a reply resolves that sensibly
+    # (one instruction followed whole and the choice said, or the clash named) is a judgement, so a judge grades it
+    format_conflict: bool = False
     grader: Grader
 
     @model_validator(mode="after")
@@ -174,6 +177,8 @@ class Item(_Strict):
             raise ValueError("`reference` is one reply (a list only for `turns`)")
         if self.context is not None and "{document}" not in (self.prompt or ""):
             raise ValueError("a long-context item's prompt holds {document} where the document goes")
+        if self.format_conflict and self.grader.kind != "judge":
+            raise ValueError("a format_conflict item is graded by the judge (grader kind: judge)")
         return self
 
     @property
@@ -202,7 +207,8 @@ class CategoryFile(_Strict):
             raise ValueError(f"{self.category} is answered in the chat: its entries are `items`")
         if self.category in JUDGED:
             return self
-        judged = [i.id for i in self.items if i.grader.kind == "judge"]
+        judged = [i.id for i in self.items if i.grader.kind == "judge" and not i.format_conflict]
         if judged:
-            raise ValueError(f"only {', '.join(JUDGED)} may be judged: {', '.join(judged)}")
+            raise ValueError(f"only {', '.join(JUDGED)} (and format_conflict items) may be judged: "
+                             f"{', '.join(judged)}")
         return self
