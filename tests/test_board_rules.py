@@ -4,9 +4,11 @@ together, and every figure here is checked against arithmetic of the test's own 
 the sample standard deviation written out)."""
 
 import math
+import re
 from statistics import NormalDist
 
 import pytest
+from test_boards import CHROMIUM, chromium_dom
 
 from kbench_dagster.reporting import board_capability as bc
 from kbench_dagster.reporting.board_rules import min_detectable_effect, ranked_by, shared_ranks
@@ -49,12 +51,16 @@ def _rows(model, fp, passes):
     return {"attempts": attempts, "gradings": gradings}
 
 
-def test_ships_ranks_within_each_era_and_shares_numbers_below_the_detectable_gap(tmp_path):
+def _two_eras(tmp_path) -> dict:
     store = ResultsStore(tmp_path / "s.duckdb")
     old, new = "aaaaaaaa-the-older-suite", "bbbbbbbb-the-newer-suite"
     store.replace_partitions({"x": _rows("x-all", old, 8), "z": _rows("z-seven", old, 7),
                               "w": _rows("w-none", old, 0), "y": _rows("y-half", new, 4)})
-    doc = bc.ships_rows(store, agent_tasks={}, kbench=set(TASKS), thinks=[])
+    return bc.ships_rows(store, agent_tasks={}, kbench=set(TASKS), thinks=[])
+
+
+def test_ships_ranks_within_each_era_and_shares_numbers_below_the_detectable_gap(tmp_path):
+    doc = _two_eras(tmp_path)
     got = [(r["model"], r["era"], r["rank"]) for r in doc["rows"]]
     # the older era first: seven of eight is 0.125 below all eight, under the 0.350 eight tasks can detect: it
     # shares rank 1; none of eight is 0.875 below seven of eight: rank 3. The newer era is ranked on its own.
@@ -67,6 +73,14 @@ def test_ships_ranks_within_each_era_and_shares_numbers_below_the_detectable_gap
     assert page.count("data-field='rank' data-value='1'") == 3 and ">=1</span>" in page
     assert "below what 8 tasks can detect (35.0 pts at power 0.80)" in page
     assert "<td class=l>bbbbbbbb</td>" in page
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_shared_ranks_in_headless_chromium(tmp_path):
+    (tmp_path / "ships.html").write_text(bc.ships_page(_two_eras(tmp_path)))
+    dom = chromium_dom((tmp_path / "ships.html").as_uri(), tmp_path / "profile")
+    shown = re.findall(r'data-field="rank" data-value="(\d+)"[^>]*>(=?\d+)</span>', dom)
+    assert shown == [("1", "1"), ("1", "=1"), ("3", "3"), ("1", "1")]
 
 
 def test_usability_counts_a_reply_slower_than_the_runs_budget_as_zero(tmp_path):

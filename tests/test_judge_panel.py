@@ -172,6 +172,14 @@ def test_the_judge_bias_page_in_headless_chromium(study, tmp_path):
         assert sorted(j for j, _ in cells) == ["gpt-lenient", "strict-judge"]
         for judge, value in cells:
             assert float(value) == pytest.approx(found[model]["lean"][judge], abs=1e-12)
+    # Thinks, as the board wrote it: the same-family judge's items on the model of its family only
+    dom = chromium_dom((site / "thinks.html").as_uri(), tmp_path / "profile2")
+    rows = {r["model"]: r for r in thinks_rows(store, agent_tasks={})}
+    for model, r in rows.items():
+        row = re.search(r"<tr data-group=\"" + re.escape(r["key"]) + r"\"(.*?)</tr>", dom, re.S).group(1)
+        flagged = re.search(r'data-field="same_family" data-value="(\d+)"', row).group(1)
+        assert int(flagged) == len(r["same_family_items"]) and (int(flagged) > 0) == (model == "qwen-student")
+        assert ("voted on by qwen-judge" in row) == (model == "qwen-student")
 
 
 def test_kappa_agrees_with_the_two_by_two_formula():
