@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import re
+import socket
 
 import pytest
 from test_boards import CHROMIUM, chromium_dom
@@ -16,7 +17,7 @@ from kbench_dagster.cli import main
 from kbench_dagster.reporting.board_capability import thinks_page, thinks_rows
 from kbench_dagster.reporting.judge_bias import bias_study, judge_bias_page, kappa
 from kbench_dagster.store import ResultsStore
-from sandbox.chatwork.judge import Judge, JudgeFailed
+from sandbox.chatwork.judge import TRIES, Judge, JudgeFailed
 from sandbox.chatwork.judge_panel import JudgePanel, model_family, parse_families, parse_judge
 from sandbox.servers.scripted import ScriptedServer
 from task_defs.capability.models import Item
@@ -67,20 +68,42 @@ def test_two_judges_share_the_votes_and_each_vote_names_its_member():
     assert [c.passed for c in checks] == want == record["median"]
 
 
-def test_a_vote_a_member_fails_falls_back_to_the_other_and_says_so():
-    with ScriptedServer("null", port=0) as broken, ScriptedServer("judge", port=0) as strict:
-        panel = JudgePanel([Judge(broken.url, "broken-judge"), Judge(strict.url, "strict-judge")])
+def closed_url() -> str:
+    """An endpoint nothing listens on: a judge there is unreachable."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_a_vote_an_unreachable_member_would_cast_falls_back_to_the_other_and_says_so():
+    with ScriptedServer("judge", port=0) as strict:
+        panel = JudgePanel([Judge(closed_url(), "down-judge"), Judge(strict.url, "strict-judge")])
         checks, record = panel.grade(ITEM, [ITEM.reference])
         assigned = [panel.assigned(ITEM.id, v) for v in (1, 2, 3)]
         assert record["fallbacks"] == assigned.count(0) >= 1
         for v, a in zip(record["votes"], assigned):
             assert v["assigned"] == a and v["member"] == 1 and v["fallback"] == (a == 0)
-            assert bool(v["failed"]) == (a == 0) and all("broken-judge" in f for f in v["failed"])
+            assert bool(v["failed"]) == (a == 0) and all("down-judge: APIConnectionError" in f for f in v["failed"])
         # every vote was the strict judge's: its own median of three, by its rule
         assert [c.passed for c in checks] == [sum(strict_says(c, v) for v in (1, 2, 3)) >= 2 for c in CRITERIA]
-        with pytest.raises(JudgeFailed, match="broken-judge.*other-broken|other-broken.*broken-judge"):
-            JudgePanel([Judge(broken.url, "broken-judge"), Judge(broken.url, "other-broken")]).grade(
-                ITEM, [ITEM.reference])
+    with pytest.raises(JudgeFailed, match="down-judge.*other-down|other-down.*down-judge"):
+        JudgePanel([Judge(closed_url(), "down-judge"), Judge(closed_url(), "other-down")]).grade(
+            ITEM, [ITEM.reference])
+
+
+def test_a_member_that_answers_out_of_form_never_hands_its_vote_on():
+    """The reply may be what derailed it: falling back would let a reply pick its judge by derailing the strict
+    one. The item fails (judge_failed), and the other member is never asked that vote."""
+    with ScriptedServer("null", port=0) as derailed, ScriptedServer("lenient_judge", port=0) as lenient:
+        panel = JudgePanel([Judge(derailed.url, "derailed-judge"), Judge(lenient.url, "lenient-judge")])
+        first = panel.assigned(ITEM.id, 1)
+        with pytest.raises(JudgeFailed, match=f"derailed-judge: vote {2 if first else 1}: {TRIES} answers"):
+            panel.grade(ITEM, [ITEM.reference])
+        # the derailed member was asked its TRIES times and then given up on; the lenient one cast only the votes
+        # assigned to it before that (none when the derailed one holds vote 1)
+        assert len(derailed.sampling_seen) == TRIES
+        assert len(lenient.sampling_seen) == (0 if first == 0 else 1)
 
 
 def _run(tmp_path, srv, model, judges, db):

@@ -312,7 +312,7 @@ def _judge_options(p) -> None:
                    help="a judge of the reasoning, writing and research rubrics: its model id at an OpenAI-compatible "
                         "endpoint. Give it twice or more for a panel (judges of other families than the models "
                         "judged, on different endpoints): the three votes of an item are shared among them, and a "
-                        "vote a judge fails falls back to the next, recorded as such")
+                        "vote whose judge's server does not answer falls back to the next, recorded as such")
     p.add_argument("--judge-family", action="append", metavar="MODEL=FAMILY",
                    help="a judge's model family (its maker) where its id does not say it (e.g. my-judge=openai)")
 

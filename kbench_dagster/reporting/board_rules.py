@@ -19,7 +19,6 @@ from sandbox.servers.hardware import USABILITY_FIRST
 
 Z95 = 1.959963984540054  # norm.ppf(0.975)
 Z80 = 0.8416212335729143  # norm.ppf(0.80)
-GROUP_ORDER = ("composite", "usability")  # the GPU and cloud boards first, as klbench lists them
 
 
 def ranked_by(hardware_class: str | None) -> str:
@@ -65,9 +64,9 @@ def shared_ranks(scores: list[dict[str, float]]) -> list[dict]:
 
 
 def ranking_groups(rows: list[dict], key) -> list[tuple[tuple, list[dict]]]:
-    """Rows split into the groups that are ranked apart, in a fixed order: (group, its rows in their order)."""
+    """Rows split into the groups that are ranked apart, each keyed by key(row), a tuple of strings: the composite's
+    groups before the usability ones, then by key; each group's rows in their order."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault(key(r), []).append(r)
-    return sorted(groups.items(), key=lambda kv: tuple(GROUP_ORDER.index(k) if k in GROUP_ORDER else 9
-                                                       for k in kv[0][:1]) + tuple(str(k) for k in kv[0]))
+    return sorted(groups.items(), key=lambda kv: ("usability" in kv[0], kv[0]))

@@ -61,11 +61,11 @@ def check_file(path: Path, root: Path) -> str | None:
         validate_results(doc)
     except (Refused, ValueError) as exc:
         return f"{path}: {exc}"
-    for run in doc["runs"]:
-        if place_of(run) != parts[:2]:
-            site, hardware = place_of(run)
-            return (f"{path}: runs[{doc['runs'].index(run)}] ({run['run_id']}) declares site {site!r} and hardware "
-                    f"{hardware!r}: it belongs under {site}/{hardware}/")
+    for i, run in enumerate(doc["runs"]):
+        site, hardware = place_of(run)
+        if (site, hardware) != parts[:2]:
+            return (f"{path}: runs[{i}] ({run['run_id']}) declares site {site!r} and hardware {hardware!r}: it "
+                    f"belongs under {site}/{hardware}/")
     return None
 
 

@@ -34,7 +34,7 @@ class AttackPersona:
 
 
 def capability_run(ctx: JudgeContext, run_id: str, persona: AttackPersona, only: str, limit: int,
-                   judge_url: str | None = None) -> tuple[int, str, list[dict]]:
+                   judges: tuple[str, ...] = ()) -> tuple[int, str, list[dict]]:
     """`kbench capability run` of the first `limit` items of `only` against the persona, in ctx.folder: its exit
     code, what it printed, and the run's capability_results rows. The command runs as a process of its own: the
     selftest runs rows in threads, and one row's redirected stdout would take another's (and the table's) lines."""
@@ -43,8 +43,8 @@ def capability_run(ctx: JudgeContext, run_id: str, persona: AttackPersona, only:
     argv = ["capability", "run", str(folder / f"{run_id}-{ctx.marker}.json"), "--seeds", "1", "--only", only,
             "--limit", str(limit), "--run-id", f"{run_id}-{ctx.marker}", "--runs", str(folder / f"runs-{ctx.marker}"),
             "--work", str(folder / f"work-{ctx.marker}"), "--db", str(db), "--context-tokens", "4096"]
-    if judge_url:
-        argv += ["--judge", f"scripted-judge-{ctx.marker}@{judge_url}"]
+    for judge in judges:  # MODEL@URL each: two or more make a panel
+        argv += ["--judge", judge]
     with ScriptedServer(persona, port=0, model_id=f"selftest-{ctx.marker}") as srv:
         done = subprocess.run([sys.executable, "-m", "kbench_dagster.cli", *argv, "--url", srv.url], cwd=folder,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT_S)

@@ -57,6 +57,11 @@ class Unparsed(JudgeFailed):
     """One answer of the judge's that is not the asked JSON object: the vote is asked again."""
 
 
+class Unreachable(JudgeFailed):
+    """The judge's server did not answer (no connection, a time-out, a 5xx, a rate limit): nothing the reply
+    quoted to it can bring that about, so a panel may hand the vote to another judge (judge_panel.py)."""
+
+
 def judge_fingerprint(model: str, votes: int = VOTES) -> str:
     """Changes with the judge's model, its prompt or its number of votes: a verdict is read under one judge."""
     return hashlib.sha256(f"{model}\0{votes}\0{PROMPT}".encode()).hexdigest()[:16]
@@ -120,7 +125,9 @@ class Judge:
             r = self._client.chat.completions.create(
                 model=self.model, messages=[{"role": "user", "content": prompt}], temperature=0, seed=vote,
                 max_tokens=400, timeout=self.timeout_s)
-        except openai.OpenAIError as exc:
+        except (openai.APIConnectionError, openai.InternalServerError, openai.RateLimitError) as exc:
+            raise Unreachable(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+        except openai.OpenAIError as exc:  # a refusal of the request itself (a reply too long for its context)
             raise JudgeFailed(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
         return (r.choices[0].message.content or "") if r.choices else ""
 

@@ -2,10 +2,13 @@
 
 Vote v of an item goes to member (start + v - 1) mod n, where the start is drawn from the item's id, so across
 items every member casts about as many votes as the others and a regrade asks the same member the same vote. A
-member that fails a vote (unreachable, or no answer in the asked form after its retries) hands that vote to the
-next member: the record says which member was asked, which one cast it and that it fell back. Only when every
-member fails a vote is the item `judge_failed`. Each member's model family is recorded, so a judge of the same
-family as the model it judges can be flagged where the score is shown (`same_family`).
+member whose server does not answer (judge.Unreachable) hands that vote to the next member: the record says which
+member was asked, which one cast it and that it fell back. A member that answers but never in the asked form, or
+refuses the request, does not: the reply it was shown may be what derailed it, and a reply must not choose its
+judge by derailing the strict one. The item is then `judge_failed`, as when every member is unreachable.
+
+Each member's model family is recorded, so a judge of the same family as the model it judges can be flagged where
+the score is shown (`same_family`).
 
 A panel of one member is the plain judge: its votes are the judge's own, as sandbox/chatwork/judge.py describes."""
 
@@ -14,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from sandbox.chatwork.judge import VOTES, Judge, JudgeFailed, majority
+from sandbox.chatwork.judge import VOTES, Judge, JudgeFailed, Unreachable, majority
 from task_defs.capability.checks import CheckResult
 from task_defs.capability.models import Item, JudgeGrader
 
@@ -71,8 +74,8 @@ class JudgePanel:
         self.fingerprint = hashlib.sha256("\0".join(j.fingerprint for j in members).encode()).hexdigest()[:16]
 
     @classmethod
-    def from_specs(cls, specs: list[str], families: list[str] | None = None, api_key: str | None = None,
-                   timeout_s: float = 120.0) -> JudgePanel | None:
+    def from_specs(cls, specs: list[str], families: list[str] | None = None,
+                   api_key: str | None = None) -> JudgePanel | None:
         """The panel the `--judge MODEL@URL` options name (None for none), `--judge-family MODEL=FAMILY` applied."""
         if not specs:
             return None
@@ -81,7 +84,7 @@ class JudgePanel:
         unused = sorted(set(given) - {m for m, _, _ in parsed})
         if unused:
             raise ValueError(f"--judge-family names no judge of the panel: {', '.join(unused)}")
-        return cls([Judge(url, model, api_key=api_key, timeout_s=timeout_s) for model, url, _ in parsed],
+        return cls([Judge(url, model, api_key=api_key) for model, url, _ in parsed],
                    [family for _, _, family in parsed])
 
     def describe(self) -> list[dict]:
@@ -99,16 +102,19 @@ class JudgePanel:
         return (start + vote - 1) % len(self.members)
 
     def cast(self, item: Item, replies: list[str], vote: int) -> tuple[dict, dict]:
-        """One vote, by its member or, where that one fails, by the next that does: (the vote, its record)."""
+        """One vote, by its member or, where that one's server does not answer, by the next that does: (the vote,
+        its record). Raises JudgeFailed when a member answers out of form, or none is reachable."""
         first = self.assigned(item.id, vote)
         failures = []
         for step in range(len(self.members)):
             m = (first + step) % len(self.members)
             try:
                 said, order, text, tries = self.members[m].vote(item, replies, vote)
-            except JudgeFailed as exc:
+            except Unreachable as exc:
                 failures.append(f"{self.members[m].model}: {exc}")
                 continue
+            except JudgeFailed as exc:
+                raise JudgeFailed("; ".join([*failures, f"{self.members[m].model}: {exc}"])) from exc
             return said, {"vote": vote, "member": m, "assigned": first, "fallback": m != first,
                           "failed": failures, "order": order, "yes": [i for i in range(len(order)) if said[i]],
                           "reply": text[:2000], "tries": tries}
