@@ -55,11 +55,28 @@ def processes_in_folder(folder: Path) -> dict[int, psutil.Process]:
     return found
 
 
+_PF_EXITING = 0x4
+_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+
+
+def _dying(pid: int) -> bool:
+    """Already on its way out: a SIGKILL pending (a pid namespace's end sends one to each of its processes) or
+    the kernel's exit begun. Such a process still shows its current folder for a moment, and is nobody's leftover."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            flags = int(fh.read().rpartition(b")")[2].split()[6])
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            pending = [int(line.split()[1], 16) for line in fh if line.startswith((b"SigPnd:", b"ShdPnd:"))]
+    except (OSError, ValueError, IndexError):
+        return True  # gone while we looked
+    return bool(flags & _PF_EXITING) or any(mask & _SIGKILL_BIT for mask in pending)
+
+
 def _alive(procs: dict[int, psutil.Process]) -> dict[int, psutil.Process]:
     out = {}
     for pid, p in procs.items():
         try:
-            if p.status() != psutil.STATUS_ZOMBIE:
+            if p.status() != psutil.STATUS_ZOMBIE and not _dying(pid):
                 out[pid] = p
         except psutil.Error:
             continue
