@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from gpu.models import KernelTask
@@ -40,7 +42,10 @@ def compare(task: KernelTask, name: str, got: torch.Tensor, want: torch.Tensor) 
     if got.shape != want.shape or got.dtype != want.dtype or got.device != want.device:
         return (f"{name}: got {tuple(got.shape)} {got.dtype} on {got.device}, "
                 f"want {tuple(want.shape)} {want.dtype} on {want.device}")
-    tol = tolerance_for(task, name, want.dtype)
+    measured = getattr(task, "precision", None)
+    if measured is not None and not measured.outputs[name].exact:
+        return _within_measured(name, got, want, measured.outputs[name].tolerance)
+    tol = None if measured is not None else tolerance_for(task, name, want.dtype)
     if tol is None:
         bad = got != want
         if bool(bad.any()):
@@ -65,5 +70,29 @@ def compare(task: KernelTask, name: str, got: torch.Tensor, want: torch.Tensor) 
         flat = int(err.reshape(-1).argmax())
         return (f"{name}: {n} of {got.numel()} elements outside atol={atol:g} rtol={rtol:g}; "
                 f"worst |err|={err.reshape(-1)[flat].item():.3g} (got {g.reshape(-1)[flat].item():.6g}, "
+                f"want {w.reshape(-1)[flat].item():.6g})")
+    return None
+
+
+def _within_measured(name: str, got: torch.Tensor, want: torch.Tensor, tol: float) -> str | None:
+    """The measured rule (gpu/precision.py): |got - want| <= tol * (|want| + mean |want|) everywhere."""
+    g, w = got.double(), want.double()
+    nan_got, nan_want = torch.isnan(g), torch.isnan(w)
+    if bool((nan_got & ~nan_want).any()):
+        n = int((nan_got & ~nan_want).sum())
+        return f"{name}: {n} NaN elements where the reference has a number (unwritten or invalid output)"
+    finite = torch.isfinite(w)
+    if bool((~finite & ~nan_want & (g != w)).any()):
+        return f"{name}: an infinity of the reference is not matched"
+    scale = float(w[finite].abs().mean()) if bool(finite.any()) else 1.0
+    scale = scale or 1.0
+    err = torch.where(finite, (g - w).abs() / (w.abs() + scale), torch.zeros_like(g))
+    err = torch.nan_to_num(err, nan=math.inf)
+    worst = float(err.max()) if err.numel() else 0.0
+    if worst > tol:
+        n = int((err > tol).sum())
+        flat = int(err.reshape(-1).argmax())
+        return (f"{name}: {n} of {got.numel()} elements off by more than the measured tolerance {tol:g} x "
+                f"(|want| + {scale:.3g}); worst {worst:.3g} (got {g.reshape(-1)[flat].item():.6g}, "
                 f"want {w.reshape(-1)[flat].item():.6g})")
     return None

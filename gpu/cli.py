@@ -1,4 +1,4 @@
-"""`kbench kernels list|show|grade`: the kernel tasks and the grader by hand. kbench_dagster/cli.py registers it
+"""`kbench kernels list|show|grade|catalog|precision|export|import`: the kernel tasks and the grader by hand. kbench_dagster/cli.py registers it
 with `add_kernels_parser(sub)`; `python -m gpu.cli ...` (`main`, which the tests call too) works on its own."""
 
 from __future__ import annotations
@@ -86,6 +86,29 @@ def cmd_grade(args) -> int:
     return EXIT.get(result["status"], 1)
 
 
+def cmd_catalog(args) -> int:
+    from gpu import catalog
+    from gpu.loader import load_kernel_suite
+
+    tasks = load_kernel_suite()
+    if args.write:
+        catalog.CATALOG_FILE.write_text(catalog.render(tasks), encoding="utf-8")
+        print(f"wrote {catalog.CATALOG_FILE} ({len(tasks)} tasks)", file=sys.stderr)
+        return 0
+    if args.check:
+        problem = catalog.stale(tasks)
+        print(problem or f"{catalog.CATALOG_FILE} matches the {len(tasks)} tasks", file=sys.stderr)
+        return 1 if problem else 0
+    print(catalog.render(tasks), end="")
+    return 0
+
+
+def cmd_precision(args) -> int:
+    from gpu import precision
+
+    return precision.main([*args.tasks, *(["--write"] if args.write else [])])
+
+
 def add_kernels_parser(subparsers) -> argparse.ArgumentParser:
     """Register `kernels` with its list, show and grade commands on an argparse subparsers object."""
     p = subparsers.add_parser("kernels", help="GPU kernel tasks: list them, show one, grade a kernel by hand")
@@ -108,6 +131,17 @@ def add_kernels_parser(subparsers) -> argparse.ArgumentParser:
                    help="how tensors reach the submission's process (staged: through host memory, for GPU sandboxes "
                         "that refuse CUDA IPC; auto picks it when a probe fails)")
     s.set_defaults(func=_guard(cmd_grade))
+    s = ks.add_parser("catalog", help="CATALOG.json: family, metric, roofline, GPUs, keywords and tolerances per task")
+    s.add_argument("--write", action="store_true", help="write gpu/CATALOG.json")
+    s.add_argument("--check", action="store_true", help="exit 1 when gpu/CATALOG.json is stale")
+    s.set_defaults(func=_guard(cmd_catalog))
+    s = ks.add_parser("precision", help="measure tasks' tolerances: the floor and the feature-ignoring variant")
+    s.add_argument("tasks", nargs="+")
+    s.add_argument("--write", action="store_true", help="write the [precision] section into each task.toml")
+    s.set_defaults(func=_guard(cmd_precision))
+    from gpu.harbor_layout import add_parsers as add_harbor_parsers  # noqa: PLC0415
+
+    add_harbor_parsers(ks, _guard)
     return p
 
 

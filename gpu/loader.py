@@ -98,4 +98,19 @@ def render_prompt(task: KernelTask) -> str:
     ]
     if task.forbidden_ops:
         lines.append(f"- Forbidden inside the kernel: {', '.join(task.forbidden_ops)}.")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _precision_lines(task)) + "\n"
+
+
+def _precision_lines(task: KernelTask) -> list[str]:
+    """The task's measured tolerances, as the agent should read them (gpu/precision.py measured them)."""
+    if task.precision is None:
+        return []
+    lines = ["", "## Precision",
+             "A floating output passes when every element is within t x (|want| + m) of the reference, m being the "
+             "mean |want| of that output. Each t was measured: the numerical floor is the largest error between "
+             "the reference and an independent correct implementation, and t is a few times it.", ""]
+    for name, p in task.precision.outputs.items():
+        lines.append(f"- `{name}`: exact (every element equal)" if p.exact else
+                     f"- `{name}`: t = {p.tolerance:g} (numerical floor {p.floor:.2g}; a wrong variant that "
+                     f"ignores what the task is about ({task.precision.variant}) is off by {p.variant_error:.2g})")
+    return lines

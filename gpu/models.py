@@ -12,6 +12,7 @@ from task_defs.vocabulary import KERNEL_STATUSES
 
 Family = Literal[
     "gemm", "softmax", "norm", "rope", "attention", "sampling", "moe", "ssm", "kv_cache", "optimizer", "reduction",
+    "quantization", "training", "sparse_attention", "diffusion", "speculative", "conv",
 ]
 Metric = Literal["tflops", "gbps"]
 DType = Literal["fp32", "fp16", "bf16", "fp8", "int", "mixed"]
@@ -57,6 +58,30 @@ class Tolerance(BaseModel):
     why: str = Field(min_length=3)  # a tolerance looser than the dtype's default must say why
 
 
+class OutputPrecision(BaseModel):
+    """What gpu/precision.py measured for one output, and the tolerance the gate holds it to."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    floor: float = Field(ge=0)  # the alternate's largest error: the numerical floor
+    variant_error: float = Field(ge=0)  # the feature-ignoring variant's smallest error
+    tolerance: float | None = Field(default=None, gt=0)  # largest error passed (floating outputs)
+    exact: bool = False  # integer and bool outputs: every element equal
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> OutputPrecision:
+        if self.exact == (self.tolerance is not None):
+            raise ValueError("an output is either exact = true or has a tolerance, not both or neither")
+        return self
+
+
+class Precision(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    variant: str = Field(min_length=3)  # what the variant leaves out, in a phrase
+    outputs: dict[str, OutputPrecision]
+
+
 class Timeouts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -86,6 +111,9 @@ class KernelTask(BaseModel):
     forbidden_ops: list[str] = Field(default_factory=list)
     shapes: Shapes
     tolerance: dict[str, Tolerance] = Field(default_factory=dict)  # by output name; else by output dtype
+    precision: Precision | None = None  # measured tolerances by output (gpu/precision.py); else `tolerance`
+    keywords: list[str] = Field(default_factory=list)  # for the catalog: what the task is about
+    gpus: int = Field(default=1, ge=1, le=8)
     timeouts: Timeouts = Field(default_factory=Timeouts)
 
     _folder: Path | None = PrivateAttr(default=None)
@@ -121,6 +149,9 @@ class KernelTask(BaseModel):
         for n in self.tolerance:
             if n not in self.outputs:
                 raise ValueError(f"tolerance: {n!r} is not an output")
+        if self.precision is not None and set(self.precision.outputs) != set(self.outputs):
+            raise ValueError(f"precision: outputs {sorted(self.precision.outputs)} must be exactly the task's "
+                             f"outputs {sorted(self.outputs)}")
         formula = self.flops if self.metric == "tflops" else self.bytes
         if formula is None:
             need = "flops" if self.metric == "tflops" else "bytes"

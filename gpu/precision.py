@@ -1,0 +1,171 @@
+"""Measured tolerances. Each task's tolerance comes from the error between its reference and an independent
+correct implementation (the numerical floor), and is checked against a variant that ignores what the task is
+about: a tolerance that lets that variant through is too loose to tell a right kernel from a wrong one.
+
+Both live in the grader's private folder, `gpu/private/<id>/precision.py`, beside the private reference:
+`alternate(**inputs)` and `variant(**inputs)` return what `reference` returns, and `VARIANT` says in a phrase what
+the variant leaves out. The measured numbers are kept in the task's `[precision]` section; `python -m gpu.precision
+TASK --write` measures and writes them, and make test measures again and holds the section to them.
+
+The error of one element is |got - want| / (|want| + m), where m is the mean |want| of the whole output: relative
+where values are large, absolute (in units of the output's typical size) near zero, so one number fits an output
+whatever its scale. Integer and bool outputs are exact; their error is the share of elements that differ."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+from gpu.rand import Rand
+
+FLOOR_FACTOR = 4.0  # the tolerance is this many times the floor: shapes, seeds and devices move the floor a little
+VARIANT_MARGIN = 2.0  # the variant's smallest error must be at least this many tolerances
+SEEDS = (0, 1, 2)
+# Below these a tolerance would demand more than the output dtype can hold (a few units in its last place).
+MIN_TOLERANCE = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
+MIN_TOLERANCE_FP8 = 0.125
+
+
+def _exact(t: torch.Tensor) -> bool:
+    return not (t.dtype.is_floating_point or t.dtype.is_complex)
+
+
+def error(got: torch.Tensor, want: torch.Tensor) -> float:
+    """The largest normalised error of `got` against `want` (see the module's doc); inf when shapes differ."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return math.inf
+    if want.numel() == 0:
+        return 0.0
+    if _exact(want):
+        return float((got != want).double().mean())
+    g, w = got.double(), want.double()
+    finite = torch.isfinite(w)
+    if bool((torch.isnan(g) & ~torch.isnan(w)).any()):
+        return math.inf
+    same_special = ~finite & ((g == w) | (torch.isnan(g) & torch.isnan(w)))
+    if bool((~finite & ~same_special).any()):
+        return math.inf
+    if not bool(finite.any()):
+        return 0.0
+    scale = float(w[finite].abs().mean()) or 1.0
+    err = ((g - w).abs() / (w.abs() + scale))[finite]
+    return float(err.max())
+
+
+def min_tolerance(dtype: torch.dtype) -> float:
+    return MIN_TOLERANCE.get(dtype, MIN_TOLERANCE_FP8)
+
+
+def tolerance_from(floor: float, dtype: torch.dtype) -> float:
+    """FLOOR_FACTOR x the floor, at least the dtype's minimum, rounded up to two significant digits."""
+    t = max(FLOOR_FACTOR * floor, min_tolerance(dtype))
+    digits = 1 - math.floor(math.log10(t))
+    return math.ceil(t * 10**digits - 1e-9) / 10**digits
+
+
+def private_module(task, name: str, private_root: Path | None = None) -> ModuleType:
+    from gpu.loader import PRIVATE_DIR
+
+    path = Path(private_root or PRIVATE_DIR) / task.id / f"{name}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing (the grader's {name} for {task.id})")
+    spec = importlib.util.spec_from_file_location(f"_kbench_{name}_{task.id}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _tuple(x) -> tuple[torch.Tensor, ...]:
+    return x if isinstance(x, tuple) else (x,)
+
+
+def cases(task):
+    """(shape, distribution, seed) of every measurement: the CPU shapes, each distribution, three seeds."""
+    for shape in (*task.shapes.cpu_public, *task.shapes.cpu_hidden):
+        for dist in task.distributions:
+            for seed in SEEDS:
+                yield dict(shape), dist, seed
+
+
+def measure(task, private_root: Path | None = None) -> dict:
+    """{"variant": phrase, "outputs": {name: {floor, variant_error, dtype}}}: the floor is the largest error of
+    the alternate over the cases, the variant's error the smallest (it must fail every case)."""
+    ref = private_module(task, "reference", private_root)
+    prec = private_module(task, "precision", private_root)
+    floor = dict.fromkeys(task.outputs, 0.0)
+    var = dict.fromkeys(task.outputs, math.inf)
+    dtypes: dict[str, torch.dtype] = {}
+    with torch.no_grad():
+        for shape, dist, seed in cases(task):
+            inputs = ref.make_inputs(shape, Rand(seed, dist))
+            want = _tuple(ref.reference(**{k: v.clone() for k, v in inputs.items()}))
+            alt = _tuple(prec.alternate(**{k: v.clone() for k, v in inputs.items()}))
+            bad = _tuple(prec.variant(**{k: v.clone() for k, v in inputs.items()}))
+            for name, w, a, b in zip(task.outputs, want, alt, bad, strict=True):
+                dtypes[name] = w.dtype
+                floor[name] = max(floor[name], error(a, w))
+                var[name] = min(var[name], error(b, w))
+    return {"variant": prec.VARIANT, "outputs": {
+        n: {"floor": floor[n], "variant_error": var[n], "dtype": dtypes[n]} for n in task.outputs}}
+
+
+def section(task, measured: dict) -> str:
+    """The `[precision]` TOML section for what `measure` found."""
+    lines = ["[precision]", f"variant = {_toml_str(measured['variant'])}"]
+    for name, m in measured["outputs"].items():
+        lines.append(f"\n[precision.outputs.{name}]")
+        if _exact(torch.empty(0, dtype=m["dtype"])):
+            lines += ["exact = true", f"floor = {_num(m['floor'])}", f"variant_error = {_num(m['variant_error'])}"]
+        else:
+            lines += [f"floor = {_num(m['floor'])}", f"tolerance = {_num(tolerance_from(m['floor'], m['dtype']))}",
+                      f"variant_error = {_num(m['variant_error'])}"]
+    return "\n".join(lines) + "\n"
+
+
+def _num(x: float) -> str:
+    return "0.0" if x == 0 else f"{x:.2e}" if x < 1e-2 or x >= 1e3 else f"{x:.3g}"
+
+
+def _toml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_section(toml_path: Path, text: str) -> None:
+    """Replace the file's `[precision...]` tables with `text`, appended at the end."""
+    src = toml_path.read_text(encoding="utf-8")
+    kept, skipping = [], False
+    for line in src.splitlines():
+        header = re.match(r"\s*\[+\s*([A-Za-z0-9_.\"]+)\s*\]+", line)
+        if header:
+            skipping = header.group(1).split(".")[0] == "precision"
+        if not skipping:
+            kept.append(line)
+    body = "\n".join(kept).rstrip() + "\n\n" + text
+    toml_path.write_text(body, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gpu.loader import TASKS_DIR, get_task
+
+    ap = argparse.ArgumentParser(prog="python -m gpu.precision", description=__doc__.split("\n\n")[0])
+    ap.add_argument("tasks", nargs="+", help="task ids")
+    ap.add_argument("--write", action="store_true", help="write the [precision] section into each task.toml")
+    args = ap.parse_args(argv)
+    for tid in args.tasks:
+        task = get_task(tid)
+        text = section(task, measure(task))
+        print(f"# {tid}\n{text}")
+        if args.write:
+            write_section(TASKS_DIR / tid / "task.toml", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
