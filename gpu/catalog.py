@@ -42,8 +42,9 @@ def render(tasks) -> str:
     return json.dumps(build(tasks), indent=1) + "\n"
 
 
-def stale(tasks, path: Path = CATALOG_FILE) -> str | None:
+def stale(tasks, path: Path | None = None) -> str | None:
     """None when the file matches the tasks; else what to run."""
+    path = path or CATALOG_FILE
     if not path.is_file():
         return f"{path} is missing: run `kbench kernels catalog --write`"
     if path.read_text(encoding="utf-8") != render(tasks):

@@ -1,5 +1,5 @@
-"""`kbench kernels list|show|grade|catalog|precision|export|import`: the kernel tasks and the grader by hand. kbench_dagster/cli.py registers it
-with `add_kernels_parser(sub)`; `python -m gpu.cli ...` (`main`, which the tests call too) works on its own."""
+"""`kbench kernels list|show|grade|catalog|precision|export|import`: the kernel tasks and the grader by hand.
+kbench_dagster/cli.py registers it with `add_kernels_parser(sub)`."""
 
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def cmd_show(args) -> int:
         print(f"hidden shapes (GPU): {t.shapes.hidden}")
         print(f"CPU shapes: public {t.shapes.cpu_public}, hidden {t.shapes.cpu_hidden}")
         print(f"private reference: {private_reference(t.id)}")
-        print(f"timeouts: {t.timeouts.model_dump()}; tolerance overrides: "
-              f"{ {k: v.model_dump() for k, v in t.tolerance.items()} or 'none (by dtype)'}")
+        print(f"timeouts: {t.timeouts.model_dump()}")
+        print(f"precision: {t.precision.model_dump() if t.precision else 'not measured (tolerances by dtype)'}")
     return 0
 
 

@@ -20,14 +20,15 @@ from pathlib import Path
 from gpu import device as devmod
 from gpu.config import GradeConfig
 from gpu.grading import Grading
-from gpu.intake import detect_language, into_build, reference_submission, triton_available
+from gpu.intake import detect_language, into_build, reference_submission, triton_available, variant_submission
 from gpu.integrity import FileGuard
 from gpu.loader import get_task, private_reference
 from gpu.models import STATUSES, KernelTask
 from sandbox.isolation.trees import remove_tree
 
 # callers import these from here, whichever module behind it holds them
-__all__ = ["STATUSES", "GradeConfig", "detect_language", "grade", "reference_submission", "triton_available"]
+__all__ = ["STATUSES", "GradeConfig", "detect_language", "grade", "reference_submission", "triton_available",
+           "variant_submission"]
 
 
 def grade(submission: Path | str, task: KernelTask | str, *, role: str = "candidate", device: str | None = None,

@@ -135,7 +135,7 @@ def import_tasks(source: Path, tasks_dir: Path = TASKS_DIR, private_dir: Path = 
         except TaskFileError as exc:
             refused.append(exc)
             continue
-        for src, dst in ((inner, Path(tasks_dir) / tid), (private, Path(private_dir) / tid)):
+        for dst in (Path(tasks_dir) / tid, Path(private_dir) / tid):
             if dst.exists() and not force:
                 refused.append(TaskFileError(dst, None, "already exists (--force replaces it)"))
                 break

@@ -93,13 +93,14 @@ def triton_available() -> bool:
     return importlib.util.find_spec("triton") is not None and importlib.util.find_spec("numpy") is not None
 
 
-def reference_stub(task: KernelTask) -> str:
-    """The stub filled in by calling the agent-visible reference and copying its results into the outputs."""
+def reference_stub(task: KernelTask, module: str = "reference", fn: str = "reference") -> str:
+    """The stub filled in by calling `module.fn` (by default the agent-visible reference) and copying its results
+    into the outputs."""
     outs = ", ".join(f"{n!r}" for n in task.outputs)
     ins = ", ".join(f"{n}={n}" for n in task.inputs)
-    return ("from reference import reference\n\n\n"
+    return (f"from {module} import {fn}\n\n\n"
             f"def {task.entry}({', '.join(task.kernel_args())}):\n"
-            f"    got = reference({ins})\n"
+            f"    got = {fn}({ins})\n"
             "    got = got if isinstance(got, tuple) else (got,)\n"
             f"    for name, value in zip(({outs},), got):\n"
             "        locals()[name].copy_(value)\n")
@@ -111,4 +112,15 @@ def reference_submission(task: KernelTask, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(task.folder / "reference.py", folder / "reference.py")
     (folder / task.stub).write_text(reference_stub(task))
+    return folder
+
+
+def variant_submission(task: KernelTask, folder: Path, private_root: Path | None = None) -> Path:
+    """A submission made of the task's feature-ignoring variant (gpu/private/<id>/precision.py): the cheat every
+    task's gate must turn away."""
+    from gpu.loader import PRIVATE_DIR
+
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(Path(private_root or PRIVATE_DIR) / task.id / "precision.py", folder / "task_variant.py")
+    (folder / task.stub).write_text(reference_stub(task, "task_variant", "variant"))
     return folder

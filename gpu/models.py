@@ -33,11 +33,14 @@ class Shapes(BaseModel):
     hidden: list[Shape] = Field(min_length=1)
     cpu_public: list[Shape] = Field(min_length=1)
     cpu_hidden: list[Shape] = Field(min_length=1)
+    # CPU shapes only the precision measurement adds (gpu/precision.py): a reduction as long as a graded one, so the
+    # floor is measured where accumulated error is largest
+    precision: list[Shape] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _same_parameters(self) -> Shapes:
         keys = set(self.public[0])
-        for group in ("public", "hidden", "cpu_public", "cpu_hidden"):
+        for group in ("public", "hidden", "cpu_public", "cpu_hidden", "precision"):
             for i, s in enumerate(getattr(self, group)):
                 if set(s) != keys:
                     raise ValueError(f"{group}[{i}] has parameters {sorted(s)}, expected {sorted(keys)}")

@@ -86,17 +86,26 @@ def _tuple(x) -> tuple[torch.Tensor, ...]:
     return x if isinstance(x, tuple) else (x,)
 
 
+def fresh(inputs: dict) -> dict:
+    """A copy of the inputs for one call (each implementation may write into its own)."""
+    return {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}
+
+
 def cases(task):
-    """(shape, distribution, seed) of every measurement: the CPU shapes, each distribution, three seeds."""
-    for shape in (*task.shapes.cpu_public, *task.shapes.cpu_hidden):
-        for dist in task.distributions:
-            for seed in SEEDS:
-                yield dict(shape), dist, seed
+    """(shape, distribution, seed) of every measurement: the CPU shapes with three seeds, the (larger) precision
+    shapes with one, each in every distribution."""
+    for shapes, seeds in (((*task.shapes.cpu_public, *task.shapes.cpu_hidden), SEEDS),
+                          (task.shapes.precision, SEEDS[:1])):
+        for shape in shapes:
+            for dist in task.distributions:
+                for seed in seeds:
+                    yield dict(shape), dist, seed
 
 
-def measure(task, private_root: Path | None = None) -> dict:
+def measure(task, private_root: Path | None = None, on_case=None) -> dict:
     """{"variant": phrase, "outputs": {name: {floor, variant_error, dtype}}}: the floor is the largest error of
-    the alternate over the cases, the variant's error the smallest (it must fail every case)."""
+    the alternate over the cases, the variant's error the smallest (it must fail every case). `on_case(case, want,
+    alt, bad)` sees each case's outputs (the tests hold the gate to them)."""
     ref = private_module(task, "reference", private_root)
     prec = private_module(task, "precision", private_root)
     floor = dict.fromkeys(task.outputs, 0.0)
@@ -105,9 +114,9 @@ def measure(task, private_root: Path | None = None) -> dict:
     with torch.no_grad():
         for shape, dist, seed in cases(task):
             inputs = ref.make_inputs(shape, Rand(seed, dist))
-            want = _tuple(ref.reference(**{k: v.clone() for k, v in inputs.items()}))
-            alt = _tuple(prec.alternate(**{k: v.clone() for k, v in inputs.items()}))
-            bad = _tuple(prec.variant(**{k: v.clone() for k, v in inputs.items()}))
+            want, alt, bad = (_tuple(f(**fresh(inputs))) for f in (ref.reference, prec.alternate, prec.variant))
+            if on_case is not None:
+                on_case((shape, dist, seed), want, alt, bad)
             for name, w, a, b in zip(task.outputs, want, alt, bad, strict=True):
                 dtypes[name] = w.dtype
                 floor[name] = max(floor[name], error(a, w))

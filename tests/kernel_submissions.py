@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import torch
-from conftest import REPO
 
+REPO = Path(__file__).resolve().parent.parent  # bench/gpu/run.py loads this file too, without conftest
 FIXTURES = REPO / "tests" / "gpu_fixtures"
 KNOWN_GOOD = REPO / "bench" / "gpu" / "kernels"
 HAS_CUDA = torch.cuda.is_available()

@@ -29,8 +29,13 @@ def test_the_checked_in_catalog_matches_the_tasks():
         assert row["roofline_us"] == round(roofline.largest_graded(t)[1] * 1e6, 1) > 250
 
 
-def test_a_stale_catalog_is_named(tmp_path):
+def test_a_stale_catalog_is_named(tmp_path, monkeypatch, capsys):
+    from kbench_dagster.cli import main as cli_main
+
+    assert cli_main(["kernels", "catalog", "--check"]) == 0
     f = tmp_path / "CATALOG.json"
+    monkeypatch.setattr(catalog, "CATALOG_FILE", f)
+    assert cli_main(["kernels", "catalog", "--check"]) == 1 and "kernels catalog --write" in capsys.readouterr().err
     assert "missing" in catalog.stale(load_kernel_suite(), f)
     f.write_text("{}\n")
     assert "does not match" in catalog.stale(load_kernel_suite(), f)

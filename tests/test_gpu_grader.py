@@ -1,9 +1,10 @@
-"""The kernel grader on the CPU path: every reference passes the gate, every stub scores 0, every adversarial
-fixture that needs no device is rejected, and the GPU-only parts say skipped_no_gpu. The gradings run once per
-session, four at a time (each is its own process), and the tests read their results. The tests marked gpu (the
-known-good kernel, both transports, the sandboxed worker) are here too: bench/gpu/device.sh runs this file on a GPU.
-How a submission is read and run is in test_gpu_submissions.py, the grader's own files in
-test_gpu_grader_integrity.py, the command line and the bench script in test_gpu_grader_cli.py."""
+"""The kernel grader on the CPU path: every reference passes the gate, every task's feature-ignoring variant
+fails it, every stub scores 0, every adversarial fixture that needs no device is rejected, and the GPU-only parts
+say skipped_no_gpu. The gradings run once per session, four at a time (each is its own process), and the tests read
+their results. The tests marked gpu (the known-good kernel, both transports, the sandboxed worker) are here too:
+bench/gpu/device.sh runs this file on a GPU. How a submission is read and run is in test_gpu_submissions.py, the
+grader's own files in test_gpu_grader_integrity.py, the command line and the bench script in
+test_gpu_grader_cli.py."""
 
 import dataclasses
 import json
@@ -16,7 +17,7 @@ import torch
 from kernel_submissions import FIXTURES, HAS_CUDA, KNOWN_GOOD, fixture_meta
 
 from gpu import grader
-from gpu.grader import STATUSES, grade, reference_submission
+from gpu.grader import STATUSES, grade, reference_submission, variant_submission
 from gpu.loader import PRIVATE_DIR, get_task, load_kernel_suite
 from gpu.models import Timeouts
 from sandbox.isolation.bwrap import bwrap_path
@@ -41,7 +42,9 @@ def graded(tmp_path_factory):
     jobs = {}
     for t in TASKS:
         jobs[("reference", t.id)] = (reference_submission(t, tmp / "refs" / t.id), t, "reference")
-        jobs[("stub", t.id)] = (t.folder / t.stub, t, "candidate")
+        jobs[("variant", t.id)] = (variant_submission(t, tmp / "variants" / t.id, private), t, "candidate")
+    stub_task = get_task("rmsnorm_bf16")  # one stub through the grader; the others are called in process below
+    jobs[("stub", stub_task.id)] = (stub_task.folder / stub_task.stub, stub_task, "candidate")
     short = get_task("softmax_fp32").model_copy(update={"timeouts": Timeouts(compile_s=60, call_s=4, total_s=60)})
     for f in FIXTURE_FILES:
         meta = fixture_meta(f)
@@ -77,10 +80,41 @@ def test_reference_passes_the_gate(graded, task_id):
 
 
 @pytest.mark.parametrize("task_id", [t.id for t in TASKS])
-def test_untouched_stub_scores_zero(graded, task_id):
-    r = graded[("stub", task_id)]
-    assert r["status"] in ("incorrect", "runtime_error"), r["reason"]
+def test_the_feature_ignoring_variant_fails_the_gate(graded, task_id):
+    """The wrong kernel each task's tolerance was measured against (gpu/precision.py), graded as a candidate: it
+    must fail (incorrect, or rejected where it calls an operator the task forbids)."""
+    r = graded[("variant", task_id)]
+    assert r["status"] in ("incorrect", "cheat_rejected"), r["reason"]
+    assert r["score"] in (0.0, None)
+
+
+def test_untouched_stub_scores_zero(graded):
+    r = graded[("stub", "rmsnorm_bf16")]
+    assert r["status"] == "runtime_error" and "NotImplementedError" in r["reason"], r["reason"]
     assert r["score"] == 0.0
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_every_stub_raises_not_implemented(task):
+    """What the graded stub above shows the grader turns into runtime_error and a 0: every stub does it."""
+    import importlib.util
+
+    from gpu.precision import fresh
+    from gpu.rand import Rand
+
+    ref = importlib.util.module_from_spec(importlib.util.spec_from_file_location(f"r_{task.id}",
+                                                                                  task.folder / "reference.py"))
+    ref.__spec__.loader.exec_module(ref)
+    stub = importlib.util.module_from_spec(importlib.util.spec_from_file_location(f"s_{task.id}",
+                                                                                   task.folder / task.stub))
+    stub.__spec__.loader.exec_module(stub)
+    inputs = ref.make_inputs(dict(task.shapes.cpu_public[0]), Rand(0))
+    want = ref.reference(**fresh(inputs))
+    want = want if isinstance(want, tuple) else (want,)
+    args = {n: inputs[n] for n in task.inputs if n not in task.inplace}
+    args.update({n: (inputs[n] if n in task.inplace else torch.empty_like(w)) for n, w in zip(task.outputs, want)})
+    with pytest.raises(NotImplementedError):
+        getattr(stub, task.entry)(**args)
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.stem)

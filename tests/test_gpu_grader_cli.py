@@ -64,13 +64,17 @@ def test_bench_script_rehearses_on_the_cpu(tmp_path):
     import sys
 
     p = subprocess.run([sys.executable, str(REPO / "bench" / "gpu" / "run.py"), "--device", "cpu",
-                        "--tasks", "softmax_fp32,rmsnorm_bf16", "--out", str(tmp_path)],
+                        "--tasks", "softmax_fp32,rmsnorm_bf16", "--fixtures", "return_input,modify_input",
+                        "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     rec = json.loads((tmp_path / "bench_gpu.json").read_text())
     assert rec["rehearsal"] is True and rec["complete"] is True and rec["device"]["kind"] == "cpu"
     assert sorted(r["task"] for r in rec["references"]) == ["rmsnorm_bf16", "softmax_fp32"]
     assert all(r["status"] == "ok" and r["score"] > 0 for r in rec["references"])
+    assert sorted(v["task"] for v in rec["variants"]) == ["rmsnorm_bf16", "softmax_fp32"]
+    assert all(v["status"] in ("incorrect", "cheat_rejected") for v in rec["variants"])
+    assert [(f["task"], f["as_expected"]) for f in rec["fixtures"]] == [("modify_input", True), ("return_input", True)]
     assert sorted(k["task"] for k in rec["known_good"]) == ["rmsnorm_bf16", "softmax_fp32"]
     assert all(k["status"] == "skipped_no_gpu" for k in rec["known_good"])
     assert "REHEARSAL on the CPU" in p.stdout and "| softmax_fp32 (reference) | ok |" in p.stdout

@@ -1,9 +1,10 @@
-"""The GPU bench, one prepared script: grades every kernel task's reference, grades a fast known-good Triton
-kernel for two tasks (bench/gpu/kernels/), and compares the grader's median time for those kernels with
+"""The GPU bench, one prepared script: grades every kernel task's reference and its feature-ignoring variant (a
+cheat that must fail), every adversarial fixture of tests/gpu_fixtures that a GPU can run, a fast known-good
+Triton kernel for two tasks (bench/gpu/kernels/), and compares the grader's median time for those kernels with
 triton.testing.do_bench on the same kernel and shapes (target: within 3%). Finishes in under 8 minutes on one
 GPU. Without a GPU it says so and exits 0.
 
-    .venv/bin/python bench/gpu/run.py [--out DIR] [--budget-s 450] [--tasks a,b] [--device cpu]
+    .venv/bin/python bench/gpu/run.py [--out DIR] [--budget-s 450] [--tasks a,b] [--fixtures all|a,b] [--device cpu]
 
 --device cpu is a rehearsal of the same script on the CPU path (references graded on torch CPU, the Triton
 kernels checked by the interpreter, no do_bench): the tests run it so the script cannot rot between GPU sessions.
@@ -59,11 +60,25 @@ def do_bench_shapes(task, kernel_path: Path, shapes: list[dict]) -> list[float]:
     return out
 
 
+def cheat_fixtures(dev: str, wanted: set[str], names: str = "all") -> list[tuple[Path, dict]]:
+    """tests/gpu_fixtures that this device runs, with what each must end as (their headers say)."""
+    subs = _load(REPO / "tests" / "kernel_submissions.py", "bench_kernel_submissions")
+    out = []
+    for path in sorted(subs.FIXTURES.glob("*.py")):
+        meta = subs.fixture_meta(path)
+        runs_here = (meta["needs"] != "cuda" or dev == "cuda") and (not meta["cpu-only"] or dev != "cuda")
+        picked = names == "all" or path.stem in names.split(",")
+        if runs_here and picked and (not wanted or meta["task"] in wanted):
+            out.append((path, meta))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.environ.get("OUT") or ".")
     ap.add_argument("--budget-s", type=float, default=450.0, help="stop starting reference gradings after this")
     ap.add_argument("--tasks", default="", help="comma-separated task ids (default: every kernel task)")
+    ap.add_argument("--fixtures", default="all", help="comma-separated fixture names of tests/gpu_fixtures, or all")
     ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
                     help="cpu: rehearse the script on the CPU path; nothing it prints is a GPU figure")
     args = ap.parse_args(argv)
@@ -75,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {t for t in args.tasks.split(",") if t}
 
     from gpu.device import device_info
-    from gpu.grader import GradeConfig, grade, reference_submission
+    from gpu.grader import GradeConfig, grade, reference_submission, variant_submission
     from gpu.loader import get_task, load_kernel_suite
 
     t0 = time.monotonic()
@@ -86,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{info['clocks_mhz']}", flush=True)
     else:
         print(f"REHEARSAL on the CPU ({info['name']}): no figure below is a GPU measurement", flush=True)
-    record: dict = {"device": info, "rehearsal": dev != "cuda", "references": [], "known_good": [], "complete": False}
+    record: dict = {"device": info, "rehearsal": dev != "cuda", "references": [], "variants": [], "fixtures": [],
+                    "known_good": [], "complete": False}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -103,12 +119,16 @@ def main(argv: list[str] | None = None) -> int:
                    and (not wanted or p.name in wanted))
     reserve = 75.0 * len(known)  # time kept for the known-good kernels and do_bench
     with tempfile.TemporaryDirectory() as tmp:
-        for task in load_kernel_suite():
-            if wanted and task.id not in wanted:
-                continue
-            if time.monotonic() - t0 > args.budget_s - reserve:
-                record["references"].append({"task": task.id, "status": "not_run", "reason": "bench time budget"})
-                print(f"ref {task.id:28} not run: time budget", flush=True)
+        def out_of_time(kind: str, name: str) -> bool:
+            if time.monotonic() - t0 <= args.budget_s - reserve:
+                return False
+            record[kind].append({"task": name, "status": "not_run", "reason": "bench time budget"})
+            print(f"{kind[:-1]} {name:28} not run: time budget", flush=True)
+            return True
+
+        tasks = [t for t in load_kernel_suite() if not wanted or t.id in wanted]
+        for task in tasks:
+            if out_of_time("references", task.id):
                 continue
             r = grade(reference_submission(task, Path(tmp) / task.id), task, role="reference", device=dev,
                       config=light)
@@ -117,6 +137,22 @@ def main(argv: list[str] | None = None) -> int:
             score = "-" if r["score"] is None else f"{r['score']:.1f} {r['unit']}"
             print(f"ref {task.id:28} {r['status']:14} {score:>16} {r['elapsed_s']:6.1f}s {r['transport']:8} "
                   f"{r['reason'][:120]}", flush=True)
+        for task in tasks:
+            if out_of_time("variants", task.id):
+                continue
+            r = grade(variant_submission(task, Path(tmp) / "variants" / task.id), task, device=dev, config=light)
+            record["variants"].append({"task": task.id, "status": r["status"], "reason": r["reason"]})
+            save()
+            print(f"variant {task.id:24} {r['status']:14} {r['reason'][:120]}", flush=True)
+        for path, meta in cheat_fixtures(dev, wanted, args.fixtures):
+            if out_of_time("fixtures", path.stem):
+                continue
+            r = grade(path, get_task(meta["task"]), device=dev)
+            ok = r["status"] in meta["expect"]
+            record["fixtures"].append({"task": path.stem, "status": r["status"], "expected": sorted(meta["expect"]),
+                                       "as_expected": ok, "reason": r["reason"]})
+            save()
+            print(f"fixture {path.stem:24} {r['status']:14} {'as expected' if ok else 'UNEXPECTED'}", flush=True)
         for name in known:
             task = get_task(name)
             kpath = KNOWN_GOOD / name / "kernel.py"
@@ -160,9 +196,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {k['task']} | - | {k['status']}: {k['reason'][:80]} | - | - |")
     if not record["rehearsal"]:
         print(f"\nworst grader vs do_bench difference: {worst:.1%} (target: within 3%)")
+    passed = sum(v["status"] in ("incorrect", "cheat_rejected") for v in record["variants"])
+    print(f"\nfeature-ignoring variants failing the gate: {passed} of {len(record['variants'])}; cheat fixtures as "
+          f"expected: {sum(f.get('as_expected', False) for f in record['fixtures'])} of {len(record['fixtures'])}")
     bad = [r["task"] for r in record["references"] if r["status"] not in ("ok", "flagged", "not_run")]
+    bad += [f"{v['task']} (variant passed)" for v in record["variants"] if v["status"] in ("ok", "flagged")]
+    bad += [f"{f['task']} (fixture)" for f in record["fixtures"] if f["status"] != "not_run" and not f["as_expected"]]
     if bad:
-        print(f"\nreferences that did not pass the gate: {', '.join(bad)}")
+        print(f"\nnot as they must be: {', '.join(bad)}")
     return 1 if bad else 0
 
 
