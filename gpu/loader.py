@@ -31,10 +31,15 @@ def private_reference(task_id: str, private_root: Path | None = None) -> Path:
     return Path(private_root or PRIVATE_DIR) / task_id / "reference.py"
 
 
-def load_kernel_task(folder: Path, private_root: Path | None = None) -> KernelTask:
+def load_kernel_task(folder: Path, private_root: Path | None = None, measured: bool = True) -> KernelTask:
+    """The task in `folder`; unless `measured` is False (the precision tool measuring a new task), a task without
+    its measured [precision] section is refused: no tolerance is ever guessed."""
     folder = Path(folder)
     toml_path = folder / "task.toml"
     task = load_toml_model(toml_path, KernelTask, _field_of)
+    if measured and task.precision is None:
+        raise TaskFileError(toml_path, "precision", f"not measured yet: run `kbench kernels precision {task.id} "
+                                                     "--write` (gpu/private/<id>/precision.py holds what it needs)")
     if task.id != folder.name:
         raise TaskFileError(toml_path, "id", f"must equal the folder name {folder.name!r}, got {task.id!r}")
     task._folder = folder

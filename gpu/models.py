@@ -53,14 +53,6 @@ class Shapes(BaseModel):
         return (self.public, self.hidden) if kind == "cuda" else (self.cpu_public, self.cpu_hidden)
 
 
-class Tolerance(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    atol: float = Field(ge=0)
-    rtol: float = Field(ge=0)
-    why: str = Field(min_length=3)  # a tolerance looser than the dtype's default must say why
-
-
 class OutputPrecision(BaseModel):
     """What gpu/precision.py measured for one output, and the tolerance the gate holds it to."""
 
@@ -113,8 +105,7 @@ class KernelTask(BaseModel):
     distributions: list[Distribution] = Field(default_factory=lambda: ["normal", "wide"], min_length=1)
     forbidden_ops: list[str] = Field(default_factory=list)
     shapes: Shapes
-    tolerance: dict[str, Tolerance] = Field(default_factory=dict)  # by output name; else by output dtype
-    precision: Precision | None = None  # measured tolerances by output (gpu/precision.py); else `tolerance`
+    precision: Precision | None = None  # measured tolerances by output (gpu/precision.py); required to grade
     keywords: list[str] = Field(default_factory=list)  # for the catalog: what the task is about
     gpus: int = Field(default=1, ge=1, le=8)
     timeouts: Timeouts = Field(default_factory=Timeouts)
@@ -149,9 +140,6 @@ class KernelTask(BaseModel):
         clash = (set(self.outputs) & set(self.inputs)) - set(self.inplace)
         if clash:
             raise ValueError(f"outputs: {sorted(clash)} share a name with an input but are not listed in inplace")
-        for n in self.tolerance:
-            if n not in self.outputs:
-                raise ValueError(f"tolerance: {n!r} is not an output")
         if self.precision is not None and set(self.precision.outputs) != set(self.outputs):
             raise ValueError(f"precision: outputs {sorted(self.precision.outputs)} must be exactly the task's "
                              f"outputs {sorted(self.outputs)}")

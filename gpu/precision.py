@@ -111,6 +111,19 @@ def measure(task, private_root: Path | None = None, on_case=None) -> dict:
     floor = dict.fromkeys(task.outputs, 0.0)
     var = dict.fromkeys(task.outputs, math.inf)
     dtypes: dict[str, torch.dtype] = {}
+    threads = torch.get_num_threads()
+    # one thread: the same sums in the same order on every machine (the floor is written down and measured again),
+    # and no thread contention when several test workers share the cores
+    torch.set_num_threads(1)
+    try:
+        _measure_cases(task, ref, prec, floor, var, dtypes, on_case)
+    finally:
+        torch.set_num_threads(threads)
+    return {"variant": prec.VARIANT, "outputs": {
+        n: {"floor": floor[n], "variant_error": var[n], "dtype": dtypes[n]} for n in task.outputs}}
+
+
+def _measure_cases(task, ref, prec, floor: dict, var: dict, dtypes: dict, on_case) -> None:
     with torch.no_grad():
         for shape, dist, seed in cases(task):
             inputs = ref.make_inputs(shape, Rand(seed, dist))
@@ -121,8 +134,6 @@ def measure(task, private_root: Path | None = None, on_case=None) -> dict:
                 dtypes[name] = w.dtype
                 floor[name] = max(floor[name], error(a, w))
                 var[name] = min(var[name], error(b, w))
-    return {"variant": prec.VARIANT, "outputs": {
-        n: {"floor": floor[n], "variant_error": var[n], "dtype": dtypes[n]} for n in task.outputs}}
 
 
 def section(task, measured: dict) -> str:
@@ -130,10 +141,11 @@ def section(task, measured: dict) -> str:
     lines = ["[precision]", f"variant = {_toml_str(measured['variant'])}"]
     for name, m in measured["outputs"].items():
         lines.append(f"\n[precision.outputs.{name}]")
+        floor = _num(m["floor"])  # the tolerance comes from the floor as written, so the section checks itself
         if _exact(torch.empty(0, dtype=m["dtype"])):
-            lines += ["exact = true", f"floor = {_num(m['floor'])}", f"variant_error = {_num(m['variant_error'])}"]
+            lines += ["exact = true", f"floor = {floor}", f"variant_error = {_num(m['variant_error'])}"]
         else:
-            lines += [f"floor = {_num(m['floor'])}", f"tolerance = {_num(tolerance_from(m['floor'], m['dtype']))}",
+            lines += [f"floor = {floor}", f"tolerance = {_num(tolerance_from(float(floor), m['dtype']))}",
                       f"variant_error = {_num(m['variant_error'])}"]
     return "\n".join(lines) + "\n"
 
@@ -161,14 +173,18 @@ def write_section(toml_path: Path, text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gpu.loader import TASKS_DIR, get_task
+    from gpu.loader import TASKS_DIR, load_kernel_task
 
     ap = argparse.ArgumentParser(prog="python -m gpu.precision", description=__doc__.split("\n\n")[0])
     ap.add_argument("tasks", nargs="+", help="task ids")
     ap.add_argument("--write", action="store_true", help="write the [precision] section into each task.toml")
     args = ap.parse_args(argv)
     for tid in args.tasks:
-        task = get_task(tid)
+        folder = TASKS_DIR / tid
+        if not folder.is_dir():
+            print(f"error: no kernel task {tid!r} in {TASKS_DIR}", file=sys.stderr)
+            return 2
+        task = load_kernel_task(folder, measured=False)
         text = section(task, measure(task))
         print(f"# {tid}\n{text}")
         if args.write:

@@ -9,23 +9,28 @@ import torch
 from gpu import checks
 from gpu.formulas import FormulaError, evaluate, names_in
 from gpu.loader import PRIVATE_DIR, TASKS_DIR, agent_files, load_kernel_suite, load_kernel_task, render_prompt
+from gpu.models import OutputPrecision, Precision
 from gpu.rand import Rand
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
 
 FAMILIES = {"gemm", "softmax", "norm", "rope", "attention", "sampling", "moe", "ssm", "kv_cache", "optimizer",
-            "reduction"}
+            "reduction", "quantization", "training", "sparse_attention", "diffusion", "speculative", "conv"}
 
 
-def test_suite_has_every_family_and_at_least_16_tasks():
+def test_suite_has_every_family_and_at_least_48_tasks():
     tasks = load_kernel_suite()
-    assert len(tasks) >= 16
-    assert {t.family for t in tasks} == FAMILIES
+    assert len(tasks) >= 48
+    assert {t.family for t in tasks} == FAMILIES and len(FAMILIES) >= 16
     ids = {t.id for t in tasks}
-    # the list: bf16 and fp8-style GEMM, LayerNorm with residual, causal attention and a variant
-    assert {"gemm_bf16", "gemm_fp8_rowwise", "add_layernorm_bf16", "attention_causal_bf16",
-            "attention_gqa_window_bf16", "paged_kv_append", "adamw_step", "global_l2norm"} <= ids
+    # KBench's families we carry: quantised GEMM, MoE, paged KV, norm/RoPE, sampling, linear attention/SSM, backward
+    # passes and losses, sparse and latent attention, diffusion steps, speculative decoding, video convolutions
+    assert {"gemm_bf16", "gemm_fp8_rowwise", "gemm_w4a16_grouped", "add_layernorm_bf16", "attention_causal_bf16",
+            "attention_mla_decode_bf16", "attention_block_sparse_bf16", "paged_kv_append", "adamw_step",
+            "global_l2norm", "moe_grouped_gemm_bf16", "spec_decode_accept", "causal_conv3d_bf16",
+            "gated_delta_rule_chunk"} <= ids
     assert {t.metric for t in tasks} == {"tflops", "gbps"}
+    assert all(t.precision is not None for t in tasks)
 
 
 @pytest.mark.parametrize("task", load_kernel_suite(), ids=lambda t: t.id)
@@ -129,29 +134,39 @@ def test_formulas_are_arithmetic_only():
 
 
 class _T:
-    tolerance = {}
+    precision = Precision(variant="a test", outputs={
+        "o": OutputPrecision(floor=2e-5, tolerance=1e-4, variant_error=1.0),
+        "i": OutputPrecision(floor=0.0, exact=True, variant_error=1.0)})
 
 
-def test_compare_by_dtype_nan_and_exact():
+def test_compare_by_measured_tolerance_nan_and_exact():
     t = _T()
-    want = torch.ones(4)
-    assert checks.compare(t, "o", want + 5e-5, want) is None
-    assert "outside atol=0.0001" in checks.compare(t, "o", want + 1e-3, want)
-    assert checks.compare(t, "o", (want + 5e-3).half(), want.half()) is None  # fp16: 1e-2
-    assert checks.compare(t, "o", (want * 1.015).bfloat16(), want.bfloat16()) is None  # bf16: rtol 2e-2
-    assert "outside" in checks.compare(t, "o", (want * 1.05).bfloat16(), want.bfloat16())
+    want = torch.tensor([1.0, -3.0, 0.0, 2.0])  # mean |want| 1.5: an element may be off by 1e-4 x (|want| + 1.5)
+    assert checks.compare(t, "o", want + torch.tensor([2.4e-4, 4.4e-4, 1.4e-4, 0.0]), want) is None
+    reason = checks.compare(t, "o", want + torch.tensor([0.0, 0.0, 1.6e-4, 0.0]), want)
+    assert "1 of 4 elements off by more than the measured tolerance 0.0001" in reason
     got = want.clone()
     got[2] = float("nan")
     assert "NaN elements where the reference has a number" in checks.compare(t, "o", got, want)
     both = torch.tensor([1.0, float("nan")])
     assert checks.compare(t, "o", both.clone(), both) is None  # NaN where the reference has NaN is fine
     ints = torch.arange(5)
-    assert checks.compare(t, "o", ints.clone(), ints) is None
+    assert checks.compare(t, "i", ints.clone(), ints) is None
     off = ints.clone()
     off[3] += 1
-    assert "exact match needed" in checks.compare(t, "o", off, ints)
+    assert "exact match needed" in checks.compare(t, "i", off, ints)
     assert "want (4,)" in checks.compare(t, "o", torch.ones(5), want)
     assert "float64" in checks.compare(t, "o", want.double(), want)
+
+
+def test_a_task_without_measured_precision_is_refused_by_name(tmp_path):
+    folder, private = _copy_task(tmp_path)
+    toml = folder / "task.toml"
+    toml.write_text(toml.read_text().split("[precision]")[0])
+    with pytest.raises(TaskFileError, match="precision.*kbench kernels precision softmax_fp32 --write") as err:
+        load_kernel_task(folder, private)
+    assert str(toml) in str(err.value)
+    assert load_kernel_task(folder, private, measured=False).precision is None  # what the precision tool loads
 
 
 def test_poison_marks_every_element():

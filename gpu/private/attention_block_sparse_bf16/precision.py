@@ -1,7 +1,8 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
-"""The grader's precision pair for attention_block_sparse_bf16 (gpu/precision.py): for each query block, an
-online softmax over the list of its active key blocks (the way a block-sparse kernel walks them), and dense
-attention that ignores the block mask."""
+"""The grader's precision pair for attention_block_sparse_bf16 (gpu/precision.py): every query block walks the list
+of its active key blocks with an online softmax (the way a block-sparse kernel does, all query blocks in step),
+its probabilities rounded to bf16 before the value product as a tensor-core kernel takes them; and dense attention
+that ignores the block mask."""
 
 import torch
 
@@ -11,26 +12,25 @@ VARIANT = "ignores the block mask (dense attention over all keys)"
 
 def alternate(q, k, v, block_mask):
     b, h, l, d = q.shape
-    out = torch.empty_like(q)
-    for i in range(b):
-        for j in range(h):
-            for qb in range(l // BLOCK):
-                rows = slice(qb * BLOCK, (qb + 1) * BLOCK)
-                qt = q[i, j, rows].float()
-                m = torch.full((BLOCK,), float("-inf"))
-                den = torch.zeros(BLOCK)
-                acc = torch.zeros(BLOCK, d)
-                for kb in block_mask[i, j, qb].nonzero().flatten().tolist():
-                    cols = slice(kb * BLOCK, (kb + 1) * BLOCK)
-                    s = qt @ k[i, j, cols].float().T * d ** -0.5
-                    m_new = torch.maximum(m, s.amax(dim=-1))
-                    e = torch.exp(s - m_new[:, None])
-                    keep = torch.exp(m - m_new)
-                    den = den * keep + e.sum(dim=-1)
-                    acc = acc * keep[:, None] + e @ v[i, j, cols].float()
-                    m = m_new
-                out[i, j, rows] = (acc / den[:, None]).to(q.dtype)
-    return out
+    nb = l // BLOCK
+    # the active key blocks of every query block, ascending: (B, H, NB, A); every row has the same count A
+    active = block_mask.nonzero()[:, 3].view(b, h, nb, -1)
+    qt = q.float().view(b, h, nb, BLOCK, d)
+    kt, vt = k.float().view(b, h, nb, BLOCK, d), v.float().view(b, h, nb, BLOCK, d)
+    m = torch.full((b, h, nb, BLOCK), float("-inf"))
+    den = torch.zeros(b, h, nb, BLOCK)
+    acc = torch.zeros(b, h, nb, BLOCK, d)
+    for step in range(active.shape[-1]):
+        idx = active[..., step, None, None].expand(b, h, nb, BLOCK, d)  # the step-th key block of each query block
+        kb, vb = kt.gather(2, idx), vt.gather(2, idx)
+        s = qt @ kb.transpose(-1, -2) * d ** -0.5  # (B, H, NB, BLOCK, BLOCK)
+        m_new = torch.maximum(m, s.amax(dim=-1))
+        e = torch.exp(s - m_new[..., None])
+        keep = torch.exp(m - m_new)
+        den = den * keep + e.sum(dim=-1)  # the sum from the fp32 probabilities
+        acc = acc * keep[..., None] + e.to(torch.bfloat16).float() @ vb
+        m = m_new
+    return (acc / den[..., None]).view(b, h, l, d).to(q.dtype)
 
 
 def variant(q, k, v, block_mask):

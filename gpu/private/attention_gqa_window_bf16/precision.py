@@ -1,51 +1,43 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
-"""The grader's precision pair for attention_gqa_window_bf16 (gpu/precision.py): an independent flash-style
-kernel (each query head reads its group's key/value head by index, only the key tiles that meet the window are
-visited, online softmax in base 2, bf16 probabilities into the product with V), and one that applies the window
-as a symmetric band, so queries also see up to W - 1 future keys."""
+"""The grader's precision pair for attention_gqa_window_bf16 (gpu/precision.py): an independent split-KV kernel
+(the query heads of a group share their key/value head, read once for the group; the keys cut into splits of 128,
+as flash-decoding cuts them: each split's scores exponentiated in base 2 against the split's own row max, rounded
+to bf16 before the product with V in fp32; the splits' partial sums merged by rescaling to the global max), and
+one that applies the window as a symmetric band, so queries also see up to W - 1 future keys."""
 
 import math
 
 import torch
+import torch.nn.functional as F
 
-BM, BN = 8, 8
+SPLIT = 128  # keys per split
 LOG2E = 1.4426950408889634
 VARIANT = "applies the window as a symmetric band |i - j| < W, without the causal cut"
 
 
 def alternate(q, k, v, window=None):
     b, hq, l, d = q.shape
-    group = hq // k.shape[1]
+    hk = k.shape[1]
     w = l if window is None else window
-    scale = d ** -0.5 * LOG2E
-    out = torch.empty_like(q)
-    for head in range(hq):
-        qf = q[:, head].float()
-        kf = k[:, head // group].float()
-        vb = v[:, head // group]
-        for i0 in range(0, l, BM):
-            i1 = min(i0 + BM, l)
-            rows = torch.arange(i0, i1)
-            m = torch.full((b, i1 - i0), -math.inf)
-            den = torch.zeros(b, i1 - i0)
-            acc = torch.zeros(b, i1 - i0, d)
-            first = max(0, i0 - w + 1) // BN * BN
-            for j0 in range(first, i1, BN):
-                j1 = min(j0 + BN, l)
-                cols = torch.arange(j0, j1)
-                s = (qf[:, i0:i1] @ kf[:, j0:j1].transpose(-1, -2)) * scale
-                keep = (cols[None, :] <= rows[:, None]) & (cols[None, :] > rows[:, None] - w)
-                s = s.masked_fill(~keep, -math.inf)
-                m_new = torch.maximum(m, s.amax(dim=-1))
-                # a row whose window misses this whole tile keeps m = -inf until its own tile: guard the NaN
-                safe = torch.where(torch.isinf(m_new), torch.zeros_like(m_new), m_new)
-                alpha = torch.exp2(m - safe)
-                p = torch.exp2(s - safe[..., None])
-                den = den * alpha + p.sum(dim=-1)
-                acc = acc * alpha[..., None] + p.to(torch.bfloat16).float() @ vb[:, j0:j1].float()
-                m = m_new
-            out[:, head, i0:i1] = (acc / den[..., None]).to(q.dtype)
-    return out
+    n = -(-l // SPLIT)
+    pad = n * SPLIT - l  # padded keys sit past every row: the causal cut removes them
+    qf = q.float().reshape(b, hk, hq // hk, 1, l, d)  # query head h reads key/value head h // group
+    kf = F.pad(k.float(), (0, 0, 0, pad)).reshape(b, hk, 1, n, SPLIT, d)
+    vf = F.pad(v.float(), (0, 0, 0, pad)).reshape(b, hk, 1, n, SPLIT, d)
+    s = (qf @ kf.transpose(-1, -2)) * (d ** -0.5 * LOG2E)  # (b, hk, group, split, row, key)
+    cols = torch.arange(n * SPLIT).reshape(n, 1, SPLIT)
+    rows = torch.arange(l).reshape(1, l, 1)
+    s = s.masked_fill((cols > rows) | (cols <= rows - w), -math.inf)
+    m = s.amax(dim=-1)  # each split's own max; -inf where a row's window misses the split
+    seen = torch.isfinite(m)
+    m0 = torch.where(seen, m, torch.zeros_like(m))
+    p = torch.exp2(s - m0[..., None])
+    part_den = p.sum(dim=-1)
+    part_out = p.to(torch.bfloat16).float() @ vf
+    wt = torch.where(seen, torch.exp2(m0 - m.amax(dim=3, keepdim=True)), torch.zeros_like(m))
+    den = (wt * part_den).sum(dim=3)
+    out = (wt[..., None] * part_out).sum(dim=3)
+    return (out / den[..., None]).reshape(b, hq, l, d).to(q.dtype)
 
 
 def variant(q, k, v, window=None):

@@ -1,12 +1,12 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 """The grader's precision pair for attention_mla_decode_bf16 (gpu/precision.py): a split-cache (flash-decoding)
-latent attention that merges per-split partial results by their log-sum-exp, and one that drops the decoupled
-RoPE score."""
+latent attention that merges per-split partial results by their log-sum-exp, its probabilities rounded to bf16
+before the value product as a tensor-core kernel takes them, and one that drops the decoupled RoPE score."""
 
 import torch
 
 SCALE = 192 ** -0.5
-SPLIT = 16  # cache tokens per split
+SPLIT = 256  # cache tokens per split (a flash-decoding kernel's share of the cache for one thread block)
 VARIANT = "drops the decoupled RoPE score q_pe . k_pe"
 
 
@@ -21,7 +21,9 @@ def alternate(q_nope, q_pe, kv_c, k_pe):
         s = torch.einsum("bhd,bnd->bhn", q, keys[:, lo:lo + SPLIT]) * SCALE
         m = s.amax(dim=-1)
         e = torch.exp(s - m[..., None])
-        parts.append((m, e.sum(dim=-1), torch.einsum("bhn,bnc->bhc", e, vals[:, lo:lo + SPLIT])))
+        # the sum from the fp32 probabilities, the value product from their bf16 rounding
+        parts.append((m, e.sum(dim=-1), torch.einsum("bhn,bnc->bhc", e.to(torch.bfloat16).float(),
+                                                      vals[:, lo:lo + SPLIT])))
     big = torch.stack([m for m, _, _ in parts]).amax(dim=0)
     den = torch.zeros_like(big)
     acc = torch.zeros(q_nope.shape, dtype=torch.float32)

@@ -1,10 +1,11 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 """The grader's precision pair for attention_prefix_chunked_bf16 (gpu/precision.py): a tiled online-softmax pass
-over the prefix tiles and then the masked chunk tiles, and one that lets every new token see the whole chunk."""
+over the prefix tiles and then the masked chunk tiles, its probabilities rounded to bf16 before the value product
+as a tensor-core kernel takes them, and one that lets every new token see the whole chunk."""
 
 import torch
 
-TILE = 8  # keys per tile
+TILE = 256  # keys per tile
 VARIANT = "no causal mask inside the chunk (every new token sees all M new keys)"
 
 
@@ -25,8 +26,9 @@ def _online(q, sources, scale):
             safe = torch.where(torch.isfinite(new_max), new_max, torch.zeros_like(new_max))
             keep = torch.exp(run_max - safe)
             e = torch.exp(s - safe[..., None])
-            run_sum = run_sum * keep + e.sum(dim=-1)
-            acc = acc * keep[..., None] + torch.einsum("bhmn,bhnd->bhmd", e, v[:, :, lo:hi])
+            run_sum = run_sum * keep + e.sum(dim=-1)  # the sum from the fp32 probabilities
+            pv = torch.einsum("bhmn,bhnd->bhmd", e.to(torch.bfloat16).float(), v[:, :, lo:hi])
+            acc = acc * keep[..., None] + pv
             run_max = new_max
     return acc / run_sum[..., None]
 

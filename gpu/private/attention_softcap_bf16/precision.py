@@ -1,11 +1,12 @@
 # kbench-dagster canary 51d0c2fe-183c-4785-8546-615528fa1247
 """The grader's precision pair for attention_softcap_bf16 (gpu/precision.py): a tiled online-softmax attention
-with tanh written through exp, and plain causal attention without the cap."""
+(every query row in step over tiles of keys, tanh written through exp, probabilities rounded to bf16 before the
+product with V as a tensor-core kernel takes them), and plain causal attention without the cap."""
 
 import torch
 
 SOFTCAP = 50.0
-TILE = 16  # keys per tile
+TILE = 64  # keys per tile
 VARIANT = "no soft-capping (plain causal softmax of the scaled scores)"
 
 
@@ -30,8 +31,8 @@ def alternate(q, k, v):
         safe = torch.where(torch.isfinite(new_max), new_max, torch.zeros_like(new_max))
         keep = torch.exp(run_max - safe)
         e = torch.exp(s - safe[..., None])
-        run_sum = run_sum * keep + e.sum(dim=-1)
-        acc = acc * keep[..., None] + torch.einsum("bhij,bhjd->bhid", e, vf[:, :, lo:hi])
+        run_sum = run_sum * keep + e.sum(dim=-1)  # the sum from the fp32 probabilities
+        acc = acc * keep[..., None] + torch.einsum("bhij,bhjd->bhid", e.to(torch.bfloat16).float(), vf[:, :, lo:hi])
         run_max = new_max
     return (acc / run_sum[..., None]).to(q.dtype)
 

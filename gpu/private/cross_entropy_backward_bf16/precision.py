@@ -7,7 +7,7 @@ import math
 import torch
 
 IGNORE = -100
-CHUNK = 128
+CHUNK = 256
 LOG2E = 1.0 / math.log(2.0)
 VARIANT = "divides by all T rows instead of the count of non-ignored targets"
 

@@ -13,7 +13,8 @@ def _draw(weights, u, block=64):
     """Inverse CDF by blocks: find the block whose running total passes u * total, then the token inside it."""
     total = weights.sum()
     goal = u * total
-    sums = torch.stack([weights[s:s + block].sum() for s in range(0, weights.numel(), block)])
+    pad = (-weights.numel()) % block  # the padding weighs nothing
+    sums = torch.cat([weights, weights.new_zeros(pad)]).reshape(-1, block).sum(dim=1)  # one fp32 sum per block
     before = torch.cumsum(sums, 0) - sums
     blk = int((before <= goal).sum()) - 1
     start = blk * block
