@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -117,8 +118,22 @@ def export_tasks(tasks, out: Path) -> list[Path]:
 
 
 def exported_folders(source: Path) -> list[Path]:
-    """Harbor folders holding a kbench kernel task (tests/grader/tasks/<id>), in order."""
-    return sorted(p.parents[4] for p in Path(source).rglob("tests/grader/tasks/*/task.toml"))
+    """Harbor folders holding a kbench kernel task (tests/grader/tasks/<id>), in order; links are not followed."""
+    found = []
+    for root, dirs, _files in os.walk(source):  # os.walk never descends through a linked folder
+        here = Path(root)
+        if here.name == "tasks" and here.parent.name == "grader" and here.parent.parent.name == "tests":
+            found += [here.parents[2] for d in dirs if (here / d / "task.toml").is_file()]
+    return sorted(set(found))
+
+
+def _first_link(folder: Path) -> Path | None:
+    """A link anywhere in the folder: imported files are copied into the repository, never through a link."""
+    for root, dirs, files in os.walk(folder):
+        for name in (*dirs, *files):
+            if (Path(root) / name).is_symlink():
+                return Path(root) / name
+    return None
 
 
 def import_tasks(source: Path, tasks_dir: Path = TASKS_DIR, private_dir: Path = PRIVATE_DIR,
@@ -127,7 +142,11 @@ def import_tasks(source: Path, tasks_dir: Path = TASKS_DIR, private_dir: Path = 
     A broken one is named and skipped; the others still come in."""
     done, refused = [], []
     for folder in exported_folders(source):
-        (inner,) = (p for p in (folder / "tests" / "grader" / "tasks").iterdir() if p.is_dir())
+        link = _first_link(folder)
+        if link is not None:
+            refused.append(TaskFileError(link, None, "a link: an exported task folder holds plain files only"))
+            continue
+        inner = next(p for p in sorted((folder / "tests" / "grader" / "tasks").iterdir()) if p.is_dir())
         tid = inner.name
         private = folder / "tests" / "grader" / "private" / tid
         try:

@@ -107,10 +107,17 @@ def test_import_gives_back_the_same_tasks_and_names_a_broken_one(exported, tmp_p
     shutil.copytree(out, broken)
     toml = broken / "gemm" / "gemm_bf16" / "tests" / "grader" / "tasks" / "gemm_bf16" / "task.toml"
     toml.write_text(toml.read_text().replace('metric = "tflops"', 'metric = "fast"'))
+    linked = broken / "norm" / "rmsnorm_bf16"
+    shutil.copytree(linked, broken / "norm" / "linked")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host file\n")
+    (broken / "norm" / "linked" / "tests" / "grader" / "private" / "rmsnorm_bf16" / "precision.py").unlink()
+    (broken / "norm" / "linked" / "tests" / "grader" / "private" / "rmsnorm_bf16" / "precision.py").symlink_to(secret)
     tdir, pdir = tmp_path / "tasks", tmp_path / "private"
     done, refused = harbor_layout.import_tasks(broken, tdir, pdir)
-    assert done == ["rmsnorm_bf16"] and len(refused) == 1 and "metric" in str(refused[0]) and str(toml) in str(
-        refused[0])
+    assert done == ["rmsnorm_bf16"] and len(refused) == 2, refused
+    assert "metric" in str(refused[0]) and str(toml) in str(refused[0])
+    assert "a link" in str(refused[1]) and "linked" in str(refused[1])  # never copied through into the repository
     done, _ = harbor_layout.import_tasks(out, tdir, pdir)
     assert done == ["gemm_bf16"]  # rmsnorm_bf16 is there already: kept, and named
     for t in tasks:
