@@ -116,6 +116,6 @@ def _precision_lines(task: KernelTask) -> list[str]:
              "the reference and an independent correct implementation, and t is a few times it.", ""]
     for name, p in task.precision.outputs.items():
         lines.append(f"- `{name}`: exact (every element equal)" if p.exact else
-                     f"- `{name}`: t = {p.tolerance:g} (numerical floor {p.floor:.2g}; a wrong variant that "
-                     f"ignores what the task is about ({task.precision.variant}) is off by {p.variant_error:.2g})")
-    return lines
+                     f"- `{name}`: t = {p.tolerance:g}, numerical floor {p.floor:.2g}; the wrong variant is off by "
+                     f"{p.variant_error:.2g}")
+    return [*lines, "", f"The wrong variant the tolerances were checked against: {task.precision.variant}."]
