@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from gpu.loader import PRIVATE_DIR, TASKS_DIR, load_kernel_task, render_prompt
+from sandbox.isolation.trees import Walk
 from task_defs.canary import CANARY
 from task_defs.errors import TaskFileError
 
@@ -29,8 +30,9 @@ GRADER_ENTRY = ("gpu.grader", "gpu.loader", "gpu.worker", "gpu.precision")
 OWN_PACKAGES = ("gpu", "task_defs", "sandbox")  # never the tasks' venv: the image brings torch and pydantic
 TORCH_IMAGE = "pytorch/pytorch:2.13.0-cuda12.8-cudnn9-devel"  # the torch our pins grade with, with nvcc for CUDA C++
 
-VERIFY = f'''# {CANARY}
-"""Grades /app's kernel with kbench_dagster's grader (bundled beside this file) and writes Harbor's reward files."""
+# The verifier's script; TASK_ID is replaced by the task's id. Run isolated (-I): neither the variables nor the
+# current folder (the agent's /app, perhaps) put anything on its import path.
+VERIFY = f"# {CANARY}\n" + '''"""Grades /app's kernel with the bundled grader and writes Harbor's reward files."""
 import json
 import os
 import sys
@@ -41,13 +43,13 @@ sys.path.insert(0, str(HERE / "grader"))
 from gpu.grader import grade  # noqa: E402
 from gpu.loader import load_kernel_task  # noqa: E402
 
-task = load_kernel_task(HERE / "grader" / "tasks" / "{{id}}", HERE / "grader" / "private")
+task = load_kernel_task(HERE / "grader" / "tasks" / "TASK_ID", HERE / "grader" / "private")
 kernel = Path(os.environ.get("KBENCH_KERNEL", "/app"))  # the folder: a kernel may import files beside it
 logs = Path(os.environ.get("KBENCH_VERIFIER_LOGS", "/logs/verifier"))
 logs.mkdir(parents=True, exist_ok=True)
 result = grade(kernel, task, role="candidate", private_root=HERE / "grader" / "private")
 passed = result["status"] in ("ok", "flagged")
-(logs / "reward.json").write_text(json.dumps({{"reward": result["score"] if passed else 0.0}}) + "\\n")
+(logs / "reward.json").write_text(json.dumps({"reward": result["score"] if passed else 0.0}) + "\\n")
 (logs / "details.json").write_text(json.dumps(result, indent=1, default=str) + "\\n")
 print(task.id, result["status"], result["score"], result["reason"][:300])
 '''
@@ -56,7 +58,7 @@ TEST_SH = f"""#!/usr/bin/env bash
 # {CANARY}
 set -u
 mkdir -p /logs/verifier
-python3 /tests/verify.py
+python3 -I /tests/verify.py
 """
 
 
@@ -106,7 +108,7 @@ def export_task(task, out: Path, modules: list[Path], private_root: Path | None 
         target = grader / f.relative_to(REPO)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(f, target)
-    (tests / "verify.py").write_text(VERIFY.replace("{id}", task.id), encoding="utf-8")
+    (tests / "verify.py").write_text(VERIFY.replace("TASK_ID", task.id), encoding="utf-8")
     (tests / "test.sh").write_text(TEST_SH, encoding="utf-8")
     (tests / "test.sh").chmod(0o755)
     return dest
@@ -129,11 +131,7 @@ def exported_folders(source: Path) -> list[Path]:
 
 def _first_link(folder: Path) -> Path | None:
     """A link anywhere in the folder: imported files are copied into the repository, never through a link."""
-    for root, dirs, files in os.walk(folder):
-        for name in (*dirs, *files):
-            if (Path(root) / name).is_symlink():
-                return Path(root) / name
-    return None
+    return next((folder / e.rel for e in Walk(folder) if e.kind == "link"), None)
 
 
 def import_tasks(source: Path, tasks_dir: Path = TASKS_DIR, private_dir: Path = PRIVATE_DIR,
@@ -154,16 +152,16 @@ def import_tasks(source: Path, tasks_dir: Path = TASKS_DIR, private_dir: Path = 
         except TaskFileError as exc:
             refused.append(exc)
             continue
-        for dst in (Path(tasks_dir) / tid, Path(private_dir) / tid):
-            if dst.exists() and not force:
-                refused.append(TaskFileError(dst, None, "already exists (--force replaces it)"))
-                break
-        else:
-            for src, dst in ((inner, Path(tasks_dir) / tid), (private, Path(private_dir) / tid)):
-                if dst.exists():
-                    shutil.rmtree(dst)
-                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-            done.append(tid)
+        targets = ((inner, Path(tasks_dir) / tid), (private, Path(private_dir) / tid))
+        there = next((dst for _, dst in targets if dst.exists()), None)
+        if there is not None and not force:
+            refused.append(TaskFileError(there, None, "already exists (--force replaces it)"))
+            continue
+        for src, dst in targets:
+            if dst.exists():
+                shutil.rmtree(dst)
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        done.append(tid)
     return done, refused
 
 

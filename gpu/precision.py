@@ -14,10 +14,10 @@ whatever its scale. Integer and bool outputs are exact; their error is the share
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -37,6 +37,18 @@ def _exact(t: torch.Tensor) -> bool:
     return not (t.dtype.is_floating_point or t.dtype.is_complex)
 
 
+def normalised(got: torch.Tensor, want: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """(each element's error, m): |got - want| / (|want| + m) with m the mean |want| over finite elements (1 when
+    that is 0); 0 where want is not finite and got is the same, inf where got is NaN or a non-finite is missed."""
+    g, w = got.double(), want.double()
+    finite = torch.isfinite(w)
+    scale = (float(w[finite].abs().mean()) if bool(finite.any()) else 0.0) or 1.0
+    same_special = ~finite & ((g == w) | (torch.isnan(g) & torch.isnan(w)))
+    err = torch.where(finite, (g - w).abs() / (w.abs() + scale),
+                      torch.where(same_special, torch.zeros_like(g), torch.full_like(g, math.inf)))
+    return torch.nan_to_num(err, nan=math.inf), scale
+
+
 def error(got: torch.Tensor, want: torch.Tensor) -> float:
     """The largest normalised error of `got` against `want` (see the module's doc); inf when shapes differ."""
     if got.shape != want.shape or got.dtype != want.dtype:
@@ -45,18 +57,7 @@ def error(got: torch.Tensor, want: torch.Tensor) -> float:
         return 0.0
     if _exact(want):
         return float((got != want).double().mean())
-    g, w = got.double(), want.double()
-    finite = torch.isfinite(w)
-    if bool((torch.isnan(g) & ~torch.isnan(w)).any()):
-        return math.inf
-    same_special = ~finite & ((g == w) | (torch.isnan(g) & torch.isnan(w)))
-    if bool((~finite & ~same_special).any()):
-        return math.inf
-    if not bool(finite.any()):
-        return 0.0
-    scale = float(w[finite].abs().mean()) or 1.0
-    err = ((g - w).abs() / (w.abs() + scale))[finite]
-    return float(err.max())
+    return float(normalised(got, want)[0].max())
 
 
 def min_tolerance(dtype: torch.dtype) -> float:
@@ -71,15 +72,13 @@ def tolerance_from(floor: float, dtype: torch.dtype) -> float:
 
 
 def private_module(task, name: str, private_root: Path | None = None) -> ModuleType:
+    from gpu.intake import load_private
     from gpu.loader import PRIVATE_DIR
 
     path = Path(private_root or PRIVATE_DIR) / task.id / f"{name}.py"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing (the grader's {name} for {task.id})")
-    spec = importlib.util.spec_from_file_location(f"_kbench_{name}_{task.id}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_private(path)
 
 
 def _tuple(x) -> tuple[torch.Tensor, ...]:
@@ -111,20 +110,7 @@ def measure(task, private_root: Path | None = None, on_case=None) -> dict:
     floor = dict.fromkeys(task.outputs, 0.0)
     var = dict.fromkeys(task.outputs, math.inf)
     dtypes: dict[str, torch.dtype] = {}
-    threads = torch.get_num_threads()
-    # one thread: the same sums in the same order on every machine (the floor is written down and measured again),
-    # and no thread contention when several test workers share the cores
-    torch.set_num_threads(1)
-    try:
-        _measure_cases(task, ref, prec, floor, var, dtypes, on_case)
-    finally:
-        torch.set_num_threads(threads)
-    return {"variant": prec.VARIANT, "outputs": {
-        n: {"floor": floor[n], "variant_error": var[n], "dtype": dtypes[n]} for n in task.outputs}}
-
-
-def _measure_cases(task, ref, prec, floor: dict, var: dict, dtypes: dict, on_case) -> None:
-    with torch.no_grad():
+    with _one_thread(), torch.no_grad():
         for shape, dist, seed in cases(task):
             inputs = ref.make_inputs(shape, Rand(seed, dist))
             want, alt, bad = (_tuple(f(**fresh(inputs))) for f in (ref.reference, prec.alternate, prec.variant))
@@ -134,6 +120,20 @@ def _measure_cases(task, ref, prec, floor: dict, var: dict, dtypes: dict, on_cas
                 dtypes[name] = w.dtype
                 floor[name] = max(floor[name], error(a, w))
                 var[name] = min(var[name], error(b, w))
+    return {"variant": prec.VARIANT, "outputs": {
+        n: {"floor": floor[n], "variant_error": var[n], "dtype": dtypes[n]} for n in task.outputs}}
+
+
+@contextmanager
+def _one_thread():
+    """The same sums in the same order on every machine (a floor is written down and measured again), and no
+    thread contention when several test workers share the cores."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def section(task, measured: dict) -> str:

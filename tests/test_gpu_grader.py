@@ -97,17 +97,11 @@ def test_untouched_stub_scores_zero(graded):
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
 def test_every_stub_raises_not_implemented(task):
     """What the graded stub above shows the grader turns into runtime_error and a 0: every stub does it."""
-    import importlib.util
-
+    from gpu.intake import load_private
     from gpu.precision import fresh
     from gpu.rand import Rand
 
-    ref = importlib.util.module_from_spec(importlib.util.spec_from_file_location(f"r_{task.id}",
-                                                                                  task.folder / "reference.py"))
-    ref.__spec__.loader.exec_module(ref)
-    stub = importlib.util.module_from_spec(importlib.util.spec_from_file_location(f"s_{task.id}",
-                                                                                   task.folder / task.stub))
-    stub.__spec__.loader.exec_module(stub)
+    ref, stub = load_private(task.folder / "reference.py"), load_private(task.folder / task.stub)
     inputs = ref.make_inputs(dict(task.shapes.cpu_public[0]), Rand(0))
     want = ref.reference(**fresh(inputs))
     want = want if isinstance(want, tuple) else (want,)
