@@ -266,6 +266,10 @@ def run_session(
             # Whatever the session left running: first its process tree and group, then anything
             # whose current folder is in the work folder (a setsid'd daemon escapes the group).
             dog.record_many("cleanup", kill_all(finder), "left running after the session")
+            if isolation == "bwrap":
+                # every process of a bwrap session is in its pid namespace, which ends with it; the kernel may not
+                # have signalled them all yet, and the sweep must not count (again) what the namespace's end takes
+                wait_gone(lambda: processes_in_folder(workdir), timeout=2.0)
             dog.record_many("sweep", kill_all(lambda: processes_in_folder(workdir)),
                             "current folder inside the work folder")
             proc.wait()
