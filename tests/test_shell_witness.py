@@ -75,6 +75,27 @@ def test_a_link_named_like_the_program_to_another_is_not_it(tmp_path, monkeypatc
     assert witness.program_of("bin/echo") is None
 
 
+def test_a_debian_rename_is_its_program_only_through_its_own_link(tmp_path, monkeypatch):
+    """fdfind is Debian's link to fd's binary outside the system folder: that link is fdfind; another link named
+    fdfind (to echo) or one to fd's binary under another name is not."""
+    system, cargo = tmp_path / "usr" / "bin", tmp_path / "usr" / "lib" / "cargo" / "bin"
+    for d in (system, cargo):
+        d.mkdir(parents=True)
+    for f in (cargo / "fd", system / "echo"):
+        f.write_text("#!/bin/sh\n")
+        f.chmod(0o755)
+    (system / "fdfind").symlink_to(cargo / "fd")
+    (system / "fdx").symlink_to(cargo / "fd")
+    monkeypatch.setattr(witness, "SYSTEM_DIRS", frozenset({str(system)}))
+    monkeypatch.setattr(witness, "SYSTEM_ROOTS", (str(tmp_path / "usr") + "/",))
+    monkeypatch.setattr(witness, "RENAMED", {"fdfind": str(cargo / "fd")})
+    assert witness.program_of(str(system / "fdfind")) == "fdfind"
+    assert witness.program_of(str(system / "fdx")) is None
+    (system / "fdfind").unlink()
+    (system / "fdfind").symlink_to("echo")
+    assert witness.program_of(str(system / "fdfind")) is None
+
+
 def test_the_trace_is_read_by_the_kernels_lines_only():
     mark = "kbench-shell-0123456789abcdef"
     trace = "\n".join([

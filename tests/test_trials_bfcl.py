@@ -1,16 +1,18 @@
 """The BFCL importer (task_defs/trials/bfcl.py, bfcl_agreement.py and bfcl_families.py): BFCL-shaped items
 become trials with their own tools, schemas in JSON Schema, oracles that read answers as BFCL's checker does
-(optional parameters, dict answers, ints for floats, its string normalisation), families our loader accepts,
-and an agreement report that names every item where our oracle and BFCL's canonical answer part. The last
-test runs the real installed package data."""
+(optional parameters, dict answers, ints for floats, its string normalisation, except an enum it would merge,
+compared exactly), families our loader accepts with no prompt asked twice, and an agreement report that names every
+item where our oracle and BFCL's canonical answer part. The last tests run the real installed package data."""
 
 import time
 
 import pytest
 
+from sandbox.chatwork.trial_checks import gate_problems
+from sandbox.chatwork.trials import ToolTrials
 from task_defs.trials import bfcl, bfcl_agreement, bfcl_families
-from task_defs.trials.grading import Answer, Call, grade
-from task_defs.trials.loader import load_family
+from task_defs.trials.grading import Answer, Call, grade, value_ok
+from task_defs.trials.loader import load_families, load_family, normalised_prompt
 
 
 def q(text):
@@ -158,7 +160,8 @@ def test_every_written_family_loads(tmp_path):
 
 def test_agreement_names_every_disagreement():
     per = {cat: bfcl_agreement.agreement(convert(cat)[0], ITEMS[cat]) for cat in bfcl.CATEGORIES}
-    assert per["multiple"] == {"total": 1, "agree": 1, "disagreements": [], "by_reason": {}, "looser": {}}
+    assert per["multiple"] == {"total": 1, "agree": 1, "disagreements": [], "by_reason": {}, "looser": {},
+                               "stricter": {}, "case_exact": []}
     assert per["irrelevance"]["agree"] == 2 and per["parallel"]["agree"] == 2
     # a float like 2.0 for the integer `legs` passes ours, not BFCL's type check: counted, not a disagreement
     assert per["simple"]["looser"] == {"float_for_integer_accepted": 1}
@@ -181,6 +184,90 @@ def test_answer_that_breaks_the_schema_is_a_disagreement():
     assert "'leagues' is not one of ['km', 'mi']" in found["disagreements"][0][1]
 
 
+# Our own fixtures for the two import decisions: a prompt asked again in another category (and twice in one), and
+# an enum whose members only case tells apart.
+REPEATS = {
+    "simple": [{"id": "simple_python_0", "question": q("What time is it in Quito?"), "function": [CLOCK],
+                "ground_truth": [{"clock.now": {"zone": ["America/Guayaquil"]}}]},
+               {"id": "simple_python_1", "question": q("What time is it in Hanoi?"), "function": [CLOCK],
+                "ground_truth": [{"clock.now": {"zone": ["Asia/Ho_Chi_Minh"]}}]}],
+    "multiple": [{"id": "multiple_0", "question": q("what time is it in  QUITO"), "function": [RANGE, CLOCK],
+                  "ground_truth": [{"clock.now": {"zone": ["America/Guayaquil"]}}]},
+                 {"id": "multiple_1", "question": q("How far is Quito from Lima?"), "function": [RANGE, CLOCK],
+                  "ground_truth": [{"geo.range": {"origin": ["Quito"], "target": ["Lima"]}}]}],
+    "irrelevance": [{"id": "irrelevance_0", "question": q("Paint my fence."), "function": [CLOCK]},
+                    {"id": "irrelevance_1", "question": q("What time is it in Hanoi?"), "function": [RANGE]},
+                    {"id": "irrelevance_2", "question": q("Paint my fence!"), "function": [RANGE]}],
+}
+
+
+def test_an_import_drops_repeated_prompts_keeping_the_first_in_category_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(bfcl_families, "load_bfcl", lambda cat, limit=None: REPEATS[cat])
+    # asked in another order: the kept trial is still the first in CATEGORIES' order, then in file order
+    report = bfcl_families.write_families(tmp_path, ["irrelevance", "multiple", "simple"])
+    assert list(report) == ["simple", "multiple", "irrelevance"]
+    assert [r["dropped"] for r in report.values()] == [
+        [], [("bfcl_multiple_0", "bfcl_simple_python_0")],
+        [("bfcl_irrelevance_1", "bfcl_simple_python_1"), ("bfcl_irrelevance_2", "bfcl_irrelevance_0")]]
+    assert report["irrelevance"]["skipped"] == {bfcl_families.REPEATED: 2}
+    assert [r["written"] for r in report.values()] == [2, 1, 1]
+    assert all(r["written"] + sum(r["skipped"].values()) == r["items"] for r in report.values())
+    assert report["multiple"]["agreement"]["total"] == 2  # the agreement still reads every converted item
+    families = load_families(tmp_path)
+    assert [t.id for f in families for t in f.trials] == [
+        "bfcl_irrelevance_0", "bfcl_multiple_1", "bfcl_simple_python_0", "bfcl_simple_python_1"]
+    assert gate_problems(ToolTrials(families)) == []  # the imported set passes our gate: no prompt twice
+    # one category alone looks for repeats within itself
+    alone = bfcl_families.write_family(tmp_path / "alone", "irrelevance", REPEATS["irrelevance"])
+    assert alone["dropped"] == [("bfcl_irrelevance_2", "bfcl_irrelevance_0")]
+
+
+def test_the_dropped_repeats_are_printed_with_what_they_repeat():
+    from kbench_dagster.commands.trials_bfcl import dropped_lines
+
+    report = {"simple": {"dropped": []}, "multiple": {"dropped": [("bfcl_multiple_0", "bfcl_simple_python_0")]}}
+    assert dropped_lines(report) == [
+        "repeated prompts dropped: 1 (the first kept, in the order simple, multiple, parallel, parallel_multiple, "
+        "irrelevance, then file order)", "  bfcl_multiple_0: repeats bfcl_simple_python_0"]
+
+
+ALLELE = {"name": "allele.share", "description": "The expected share of one allele pair in a population.",
+          "parameters": {"type": "dict", "required": ["pair", "freq", "region"], "properties": {
+              "pair": {"type": "string", "enum": ["BB", "Bb", "bb"], "description": "The allele pair."},
+              "freq": {"type": "float", "description": "The dominant allele's frequency."},
+              "region": {"type": "string", "description": "Where the population lives."}}}}
+
+
+def test_enum_members_that_bfcl_lower_casing_merges_are_compared_exactly():
+    assert bfcl.enum_collisions(ALLELE["parameters"]["properties"]["pair"]) == [["BB", "Bb", "bb"]]
+    assert bfcl.enum_collisions({"type": "array", "items": {"type": "string", "enum": ["x-y", "XY", "z"]}}) == \
+        [["x-y", "XY"]]  # BFCL's normalisation drops marks as well as case
+    assert bfcl.enum_collisions({"type": "dict", "properties": {"u": {"type": "string", "enum": ["km", "KM"]}}}) == \
+        [["km", "KM"]]
+    assert bfcl.enum_collisions({"type": "string", "enum": ["km", "mi"]}) == []
+    assert bfcl.enum_collisions({"type": "integer", "enum": [1, 1.0]}) == [] and bfcl.enum_collisions(None) == []
+    item = {"id": "parallel_7", "question": q("Shares of BB, Bb and bb at a dominant frequency of 0.6 in Lapland?"),
+            "function": [ALLELE], "ground_truth": [
+                {"allele.share": {"pair": [p], "freq": [0.6], "region": ["Lapland"]}} for p in ("BB", "Bb", "bb")]}
+    (t,), _ = bfcl.convert_items("parallel", [item])
+    rules = t.oracle.calls[0].args
+    assert rules["pair"].norm is None and rules["region"].norm == "bfcl"  # only the merged enum is exact
+    right = [("allele_share", {"pair": p, "freq": 0.6, "region": "Lapland"}) for p in ("BB", "Bb", "bb")]
+    assert grade(t, calls(*right)).passed
+    assert grade(t, calls(*right[::-1])).passed  # parallel calls in any order
+    same = [("allele_share", {"pair": "BB", "freq": 0.6, "region": "lapland"})] * 3
+    assert not grade(t, calls(*same)).passed  # under BFCL's lower-casing BB would stand for Bb and bb too
+    assert value_ok(rules["pair"].model_copy(update={"norm": "bfcl"}), "bb")  # what comparing exactly prevents
+    assert grade(t, calls(*[(n, {**a, "region": " lapland"}) for n, a in right])).passed  # the rest: BFCL's way
+    found = bfcl_agreement.agreement([t], [item])
+    assert (found["agree"], found["total"], found["disagreements"]) == (1, 1, [])  # BFCL's own answer passes
+    assert found["case_exact"] == ["bfcl_parallel_7: allele_share.pair"]
+    assert found["stricter"] == {"case_exact_enum": 1}
+    (one,), _ = bfcl.convert_items("simple", [{**item, "id": "simple_python_7",
+                                                "ground_truth": item["ground_truth"][:1]}])
+    assert not grade(one, calls(("allele_share", {"pair": "bb", "freq": 0.6, "region": "Lapland"}))).passed
+
+
 def test_missing_package_names_the_install_command(monkeypatch):
     def gone(name):
         raise ModuleNotFoundError(name)
@@ -194,6 +281,10 @@ def test_missing_package_names_the_install_command(monkeypatch):
 # break their own schema); the floor leaves no room for a new kind of disagreement to pass unnoticed in bulk.
 FLOOR = 0.99
 SIZES = {"simple": 400, "multiple": 200, "parallel": 200, "parallel_multiple": 200, "irrelevance": 240}
+# 105 of them ask a prompt an earlier one asks (100 multiple items repeat simple ones, 5 irrelevance items repeat
+# a simple one or each other): dropped at import; one enum (genotypes) only case tells apart, in 5 items
+DROPPED = {"simple": 0, "multiple": 100, "parallel": 0, "parallel_multiple": 0, "irrelevance": 5}
+CASE_EXACT = 5
 
 
 def test_real_bfcl_package(tmp_path):
@@ -212,6 +303,14 @@ def test_real_bfcl_package(tmp_path):
     total = sum(r["agreement"]["total"] for r in report.values())
     assert total == sum(SIZES.values()) and agree / total >= FLOOR, f"{agree}/{total}"
     assert report["irrelevance"]["agreement"]["agree"] == SIZES["irrelevance"]
+    assert {c: len(r["dropped"]) for c, r in report.items()} == DROPPED
+    assert {c: r["written"] for c, r in report.items()} == {c: n - DROPPED[c] for c, n in SIZES.items()}
+    assert sum(len(r["agreement"]["case_exact"]) for r in report.values()) == CASE_EXACT
+    assert sum(r["agreement"]["stricter"].get("case_exact_enum", 0) for r in report.values()) == CASE_EXACT
+    families = load_families(tmp_path)
+    prompts = [normalised_prompt(t) for f in families for t in f.trials]
+    assert len(prompts) == len(set(prompts)) == sum(SIZES.values()) - sum(DROPPED.values())
+    assert [p for p in gate_problems(ToolTrials(families)) if "the same prompt" in p] == []
     assert time.perf_counter() - start < 30
 
 
@@ -232,4 +331,5 @@ def test_import_bfcl_command(tmp_path, capsys):
     assert "bfcl_simple " in out and "20 converted, 20 written" in out and "loader: ok, 20 trials" in out
     assert "agreement overall            39/40 (97.5%)" in out  # simple_python_17 marks a required parameter omittable
     assert "  bfcl_simple_python_17: required_marked_omittable: " in out
+    assert "repeated prompts dropped: 0 (the first kept, in the order simple, multiple" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bfcl_irrelevance", "bfcl_simple"]

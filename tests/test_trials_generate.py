@@ -32,7 +32,7 @@ def test_the_files_on_disk_are_what_the_generator_makes(made, capsys):
     for fam, trials in made.items():
         assert (TRIALS_DIR / fam / GENERATED_FILE).read_text(encoding="utf-8") == gen.render(trials), fam
     assert gen.main(["--check"]) == 0
-    assert "checked 1320 generated trials" in capsys.readouterr().out
+    assert "checked 1820 generated trials" in capsys.readouterr().out
 
 
 def test_check_names_a_stale_file(tmp_path, monkeypatch, capsys):
@@ -47,12 +47,14 @@ def test_check_names_a_stale_file(tmp_path, monkeypatch, capsys):
 
 
 def test_counts_and_mix(made):
-    assert sum(len(t) for t in made.values()) >= 1320
-    assert sum(len(f.trials) for f in load_families()) >= 1510
+    assert sum(len(t) for t in made.values()) >= 1820
+    assert sum(len(f.trials) for f in load_families()) >= 1871
     kinds = {fam: Counter(t.oracle.kind for t in trials) for fam, trials in made.items()}
     assert kinds["select"]["calls_exact"] >= 350 and 0.1 <= kinds["select"]["no_call"] / 450 <= 0.2
     assert kinds["flows"]["calls_exact"] >= 100 and kinds["flows"]["calls_set"] >= 100 and kinds["flows"]["no_call"]
     assert set(kinds["classify"]) == {"label"} and set(kinds["extract"]) == {"json_schema"}
+    assert set(kinds["fill"]) == {"calls_exact"} and set(kinds["hotkeys"]) == {"label"}
+    assert set(kinds["robust"]) == {"calls_exact", "no_call", "label"}
     for fam, trials in made.items():
         assert [t.id for t in trials] == [f"gen_{fam}_{i:04d}" for i in range(1, len(trials) + 1)]
         assert {t.source for t in trials} == {"generated"}
@@ -80,13 +82,13 @@ def test_a_trial_its_reference_fails_is_a_generator_error():
 def test_no_prompt_is_asked_twice_and_label_texts_do_not_give_the_answer_away(made):
     prompts = [normalised_prompt(t) for f in load_families() for t in f.trials]
     assert len(prompts) == len(set(prompts))
-    for t in made["classify"]:
+    for t in (t for fam in ("classify", "robust", "hotkeys") for t in made[fam] if t.oracle.kind == "label"):
         assert not gen.gives_away(t.messages[-1].content, tuple(t.oracle.labels), t.oracle.answer), t.id
 
 
 def test_label_answers_are_spread_over_each_label_list(made):
     by_list: dict[tuple, Counter] = {}
-    for t in made["classify"]:
+    for t in (t for fam in ("classify", "robust", "hotkeys") for t in made[fam] if t.oracle.kind == "label"):
         by_list.setdefault(tuple(t.oracle.labels), Counter())[t.oracle.answer] += 1
     for labels, counts in by_list.items():
         assert set(counts) == set(labels), labels
@@ -101,7 +103,7 @@ def test_no_knowledge_strategies_stay_low_on_the_generated_trials():
     families = [Family(f.id, f.folder, f.spec, tuple(t for t in f.trials if t.source == "generated"))
                 for f in load_families() if f.id in gen.FAMILIES]
     found = probe(ToolTrials(families))
-    assert {v["trials"] for v in found.values()} == {1320}
+    assert {v["trials"] for v in found.values()} == {1820, 180}  # the shell forgeries: 180 shell trials
     assert all(v["score"] == 0 for v in found.values() if v["kind"] == "structural")
     chance = {name: v["share"] for name, v in found.items() if v["kind"] == "chance"}
     assert len(chance) == 3 and max(chance.values()) < 0.2, chance

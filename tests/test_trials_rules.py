@@ -5,13 +5,13 @@ from pathlib import Path
 
 from sandbox.agents import textcalls
 from sandbox.chatwork import formats, shell_oracle
-from sandbox.judge import files, parse, witness
+from sandbox.judge import files, matcher, parse, witness
 from task_defs.trials import grading, loader, models
 
 
 def test_every_file_that_decides_a_verdict_is_in_the_rules_fingerprint():
     ruled = {p.resolve() for p in loader.RULES}
-    for module in (grading, models, shell_oracle, witness, parse, files, textcalls, formats):
+    for module in (grading, models, shell_oracle, witness, parse, files, textcalls, formats, matcher):
         assert Path(module.__file__).resolve() in ruled, module.__name__
 
 

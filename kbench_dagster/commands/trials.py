@@ -16,6 +16,7 @@ from pathlib import Path
 from kbench_dagster import service
 from kbench_dagster.commands.textjobs import add_language_options, chat_run_spec
 from kbench_dagster.commands.trials_bfcl import add_import_bfcl
+from kbench_dagster.commands.trials_release import add_release_parsers
 from kbench_dagster.commands.trials_report import add_report_parsers
 from kbench_dagster.parquet_store import open_store
 from kbench_dagster.progress import Progress
@@ -60,7 +61,8 @@ def cmd_run(args) -> int:
     store = open_store(args.db)
     with store.opened_ahead():  # for the endpoint's lookup, while the suite loads
         kind = ToolTrials(response_format=args.response_format, cache=cache)
-        units = select_trials(kind, args.only, args.limit)
+        kind.heap = args.heap  # heap_peak_bytes traced per row only when asked: tracemalloc slows grading
+        units = select_trials(kind, args.only, args.limit, args.sample)
         run = chat_run_spec(args, kind, units, "trials", store)
     spec = run.spec
     run_id, model = spec.run_id, spec.model
@@ -134,6 +136,10 @@ def add_trials_parser(sub) -> None:
                                    "same endpoint and model, for the same sample, is answered from it (and a shell "
                                    "trial's commands run before over the same files, from what they left)")
     s.add_argument("--no-cache", action="store_true", help="ask the server every request")
+    s.add_argument("--heap", action="store_true", help="record each row's heap_peak_bytes (tracemalloc around "
+                                                       "its grading; grading runs several times slower)")
+    s.add_argument("--sample", type=int, help="a stratified K of each family: spread over its grades and over "
+                                              "hand-written and generated trials, the same K giving the same trials")
     s.add_argument("--run-id", help="default trials-MODEL: the same command resumes that run")
     s.set_defaults(func=cmd_run)
     s = tsub.add_parser("gate", help="reference 100%%, no-knowledge answers 0%%, no repeated prompt (no server)")
@@ -148,4 +154,5 @@ def add_trials_parser(sub) -> None:
     s = tsub.add_parser("hash", help="the suite's and the oracle rules' fingerprints")
     s.set_defaults(func=cmd_hash)
     add_report_parsers(tsub)
+    add_release_parsers(tsub)
     add_import_bfcl(tsub)

@@ -1,7 +1,7 @@
 """`kbench trials import-bfcl`: BFCL's single-turn categories written as trial families
 (task_defs/trials/bfcl_families.py), with per category the items converted, the items skipped and why, and how
 often our oracle passes BFCL's own canonical answer; every item where the two cannot agree is listed with its
-reason."""
+reason, and every trial dropped because an earlier one asks the same prompt with the id it repeats."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from task_defs.trials.bfcl_families import write_families
 
 LOOSER = {"float_for_integer_accepted": "a float like 5.0 for an integer parameter",
           "ints_in_float_list": "ints in a list of floats"}
+STRICTER = {"case_exact_enum": "another member of an enum whose members BFCL's normalisation merges (Aa for AA)"}
 
 
 def _pct(agree: int, total: int) -> str:
@@ -39,7 +40,24 @@ def agreement_lines(per_category: dict[str, dict]) -> list[str]:
     if looser:
         lines.append("ours passes where BFCL's type check fails (not counted): " + ", ".join(
             f"{LOOSER.get(k, k)} in {n} items" for k, n in sorted(looser.items())))
+    exact = [p for a in per_category.values() for p in a.get("case_exact", [])]
+    lines.append(f"compared exactly, not with BFCL's normalisation (an enum it would merge): {len(exact)} argument(s)"
+                 + "".join(f"\n  {p}" for p in exact))
+    stricter: dict[str, int] = {}
+    for a in per_category.values():
+        for k, n in a.get("stricter", {}).items():
+            stricter[k] = stricter.get(k, 0) + n
+    if stricter:
+        lines.append("ours fails where BFCL's normalisation passes (not counted): " + ", ".join(
+            f"{STRICTER.get(k, k)} in {n} items" for k, n in sorted(stricter.items())))
     return lines
+
+
+def dropped_lines(report: dict[str, dict]) -> list[str]:
+    """The trials left out because an earlier one asks the same prompt, each with the id it repeats."""
+    dropped = [d for r in report.values() for d in r.get("dropped", [])]
+    return [f"repeated prompts dropped: {len(dropped)} (the first kept, in the order "
+            f"{', '.join(CATEGORIES)}, then file order)"] + [f"  {tid}: repeats {first}" for tid, first in dropped]
 
 
 def cmd_import_bfcl(args) -> int:
@@ -52,7 +70,7 @@ def cmd_import_bfcl(args) -> int:
         print(f"{r['family']:24} {r['items']} items: {r['converted']} converted, {r['written']} written to "
               f"{r['folder']}; skipped: {skipped}; agreement {_pct(r['agreement']['agree'], r['agreement']['total'])}"
               f"; loader: {r['loader']}")
-    for line in agreement_lines({cat: r["agreement"] for cat, r in report.items()}):
+    for line in dropped_lines(report) + agreement_lines({cat: r["agreement"] for cat, r in report.items()}):
         print(line)
     return 0
 

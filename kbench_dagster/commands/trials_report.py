@@ -25,7 +25,8 @@ from kbench_dagster.terminal import visible
 from task_defs.trials.loader import rules_fingerprint
 
 COLUMNS = ("trial", "family", "grade", "shape", "seed", "outcome", "score", "cause", "detail", "rules",
-           "response_format", "elicitation", "forms", "rounds", "infra_error")
+           "response_format", "elicitation", "forms", "rounds", "infra_error", "prompt_tokens", "completion_tokens",
+           "unmetered_replies", "unmetered_chars")
 STRIKE_SQL = "SELECT " + ", ".join(COLUMNS) + " FROM trial_results WHERE run_id = ? ORDER BY trial, seed"
 
 
@@ -90,6 +91,15 @@ def cmd_triage(args) -> int:
     return 0
 
 
+def cmd_ranks(args) -> int:
+    from kbench_dagster.reporting.trial_ranks import current_suite, load_strikes, official_ranks, render_ranks
+
+    doc = official_ranks(load_strikes(_store(args)), current_suite(), top=args.top)
+    print(json.dumps({k: v for k, v in doc.items() if k != "evidence"}, indent=1, default=str) if args.json
+          else render_ranks(doc))
+    return 0
+
+
 def _k(text: str) -> int:
     """--k as every caller of pass@k takes it (stats.check_k), refused by argparse with the same words."""
     import argparse
@@ -116,7 +126,11 @@ def add_report_parsers(tsub) -> None:
     s.add_argument("run_id")
     s.add_argument("--trial")
     s.set_defaults(func=cmd_triage)
-    for name in ("stats", "compare", "triage"):
+    s = tsub.add_parser("ranks", help="the official ranking: one newest full, current strike per model, and why "
+                                      "every other strike is not ranked")
+    s.add_argument("--top", type=int, default=25, help="how many ranks are shown (default 25)")
+    s.set_defaults(func=cmd_ranks)
+    for name in ("stats", "compare", "triage", "ranks"):
         p = tsub.choices[name]
         p.add_argument("--db", default=str(DEFAULT_DB))
         p.add_argument("--json", action="store_true", help="the figures as JSON")

@@ -5,6 +5,7 @@
   in the URL. Strikes graded under other rules are listed apart, with the command that regrades them.
 - trials/<run>.html: per family and grade, a plot of pass@1 per family, the failure causes and every trial row.
 - trials/<run>/<trial>.s<sample>.html: the evidence: the request as sent, the kept replies and the verdict.
+- atop trials.html the official ranking, and trials/index.html, consensus.html, designer.html: board_trials_more.py.
 Everything a model wrote is escaped.
 """
 
@@ -15,10 +16,19 @@ from collections import defaultdict
 from pathlib import Path
 
 from kbench_dagster.commands.trials_report import COLUMNS
+from kbench_dagster.reporting import board_trials_more as more
+from kbench_dagster.reporting import trial_ranks
 from kbench_dagster.reporting.board_html import esc, page, pct, slug
-from kbench_dagster.reporting.trial_stats import INFRA_GROUP, readable_rows, stale_rules, strike_stats, triage
+from kbench_dagster.reporting.trial_stats import (
+    INFRA_GROUP,
+    readable_rows,
+    render_tokens,
+    stale_rules,
+    strike_stats,
+    triage,
+)
 from kbench_dagster.store import ResultsStore
-from sandbox.chatwork.formats import MODES
+from sandbox.chatwork.formats import MODES, POLICIES
 from sandbox.chatwork.trials import ToolTrials, replies_of, request_of
 from sandbox.judge.parse import Refused, bounded_json
 from task_defs.trials.loader import rules_fingerprint
@@ -97,9 +107,12 @@ def trial_pages(store: ResultsStore, out: Path) -> None:
             fresh[run], notes[run] = readable_rows(rows, run)
     stale = {run: rows for run, rows in by_run.items() if run not in fresh}
     docs = {run: strike_stats(rows) for run, rows in fresh.items()}
+    (out / "trials").mkdir(exist_ok=True)
+    suite = ToolTrials()
+    measured = trial_ranks.current_suite(suite)  # what an official rank is measured against
+    ranked = trial_ranks.official_ranks(trial_ranks.load_strikes(store), measured)
+    more.more_pages(fresh, ranked, measured, POLICIES, out)
     if fresh:
-        (out / "trials").mkdir(exist_ok=True)
-        suite = ToolTrials()
         for run, rows in fresh.items():
             _strike_page(run, rows, docs[run], suite, out, notes[run])
     families = sorted({f for d in docs.values() for f in d["families"]})
@@ -113,7 +126,7 @@ def trial_pages(store: ResultsStore, out: Path) -> None:
             "<th class=l>response format</th><th class=l>elicitation</th><th>trials</th><th>samples</th>"
             "<th>pass@1 (95% CI over trials)</th><th>95% CI over shapes</th><th>pass@k</th><th>grade-weighted</th>"
             "<th>attrition</th>" + "".join(f"<th data-family='{esc(f)}'>{esc(f)}</th>" for f in families) + "</tr>")
-    body = [filters, "<table id=trials>" + head]
+    body = [more.ranks_section(ranked, set(fresh)), "<h2>Every strike</h2>", filters, "<table id=trials>" + head]
     order = sorted(fresh, key=lambda run: (-(docs[run]["overall"]["pass_at_1"] or 0), run))
     for run in order:
         rows, doc = fresh[run], docs[run]
@@ -149,7 +162,7 @@ def trial_pages(store: ResultsStore, out: Path) -> None:
                         f"</td><td class=l><code>kbench regrade {esc(run)}</code></td></tr>")
         body.append("</table>")
     if not by_run:
-        body = ["<p>No tool-use trial results in the store yet.</p>"]
+        body = ["<p>No tool-use trial results in the store yet.</p>", more.LINKS.format(up="")]
     (out / "trials.html").write_text(page("Tool-use trials", "\n".join(body), script=TRIALS_JS))
 
 
@@ -177,6 +190,7 @@ def _strike_page(run: str, rows: list[dict], doc: dict, suite: ToolTrials, out: 
             f"{esc(_one(rows, 'elicitation'))}; oracle rules {esc(_one(rows, 'rules')[:16])}. "
             "<a href='../trials.html'>all strikes</a></p>",
             "".join(f"<p class=warn>{esc(n)}</p>" for n in notes),
+            f"<p id=tokens>{esc(render_tokens(doc['tokens']))}. Rule: {esc(doc['tokens']['rule'])}.</p>",
             "<h2>Per family and grade</h2><table id=grades><tr><th class=l>family</th><th class=l>grade</th>"
             "<th>trials</th><th>samples</th><th>pass@1 (95% CI over trials)</th><th>95% CI over shapes</th>"
             f"<th>pass@{k}</th><th>grade-weighted</th><th>attrition</th></tr>"]
@@ -194,13 +208,17 @@ def _strike_page(run: str, rows: list[dict], doc: dict, suite: ToolTrials, out: 
                           "data-family='' data-grade=''") + "</table>")
     body.append("<h2>pass@1 per family</h2>" + _plot(doc["families"]))
     body.append(_causes(triage(rows)))
-    listing = ["<h2>Every trial</h2><table id=rows><tr><th class=l>trial</th><th>sample</th><th class=l>outcome</th>"
-               "<th class=l>cause</th><th class=l>detail</th><th class=l>format</th><th>rounds</th></tr>"]
+    listing = [f"<h2>Every trial</h2>{more.TARGET_CSS}<table id=rows><tr><th class=l>trial</th><th>sample</th>"
+               "<th class=l>outcome</th><th class=l>cause</th><th class=l>detail</th><th class=l>format</th>"
+               "<th>rounds</th></tr>"]
+    seen = set()
     for r in rows:
         href = _evidence_href(run, r)
+        anchor = "" if r["trial"] in seen else f" id='{more.anchor(r['trial'])}'"  # #t-... from the trial index
+        seen.add(r["trial"])
         _evidence_page(run, r, suite, out / href)
         detail = r["infra_error"] or r["detail"] or ""
-        listing.append(f"<tr><td class=l><a href='{href.removeprefix('trials/')}'>{esc(r['trial'])}</a></td>"
+        listing.append(f"<tr{anchor}><td class=l><a href='{href.removeprefix('trials/')}'>{esc(r['trial'])}</a></td>"
                        f"<td>{r['sample']}</td>"
                        f"<td class='l {_cls(r['outcome'])}'>{esc(r['outcome'])}</td><td class=l>{esc(r['cause'])}</td>"
                        f"<td class=l>{esc(detail[:160])}</td><td class=l>{esc(r['response_format'])}</td>"

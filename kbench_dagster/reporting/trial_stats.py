@@ -132,7 +132,9 @@ def strike_stats(rows: Iterable[dict], k: int | None = None) -> dict:
 
     Returns {"k", "overall": G, "families": {family: G}, "grades": {grade: G}}, each G with trials, samples,
     unscored, passes, shapes, pass_at_1, pass_at_1_ci, clustered_ci, pass_at_k, k, k_trials, weighted,
-    mean_score, valid_pass, attrition. One k serves every group, so the groups' pass@k compare."""
+    mean_score, valid_pass, attrition. One k serves every group, so the groups' pass@k compare. "tokens" is
+    token_stats over the same rows."""
+    rows = list(rows)
     table = _trial_table(rows)
     trials = sorted(table.values(), key=lambda t: str(t["trial"]))
     ns = [t["n"] for t in trials if t["n"] > 0]
@@ -144,7 +146,55 @@ def strike_stats(rows: Iterable[dict], k: int | None = None) -> dict:
         grades[t["grade"]].append(t)
     return {"k": k, "overall": _group_stats(trials, k),
             "families": {f: _group_stats(families[f], k) for f in sorted(families)},
-            "grades": {g: _group_stats(grades[g], k) for g in sorted(grades, key=_grade_order)}}
+            "grades": {g: _group_stats(grades[g], k) for g in sorted(grades, key=_grade_order)},
+            "tokens": token_stats(rows)}
+
+
+CHARS_PER_TOKEN = 4  # a reply without usage: its completion tokens estimated as ceil(characters / 4)
+TOKEN_RULE = ("per sample: each sample's replies summed, over every sample of the strike; a reply without usage "
+              f"counts ceil(characters it wrote / {CHARS_PER_TOKEN}) completion tokens and no prompt tokens; a sample "
+              "the provider never answered (infra, skipped) counts zero")
+
+
+def token_stats(rows: Iterable[dict]) -> dict:
+    """Mean prompt and completion tokens per sample (TOKEN_RULE), from the token columns of trial_results.
+
+    Returns {"samples", "counted", "prompt_mean", "completion_mean", "estimated", "estimated_tokens",
+    "unanswered", "unrecorded", "rule"}: estimated counts the samples with at least one reply without usage
+    (estimated_tokens what the estimate added), unanswered the infra and skipped ones (zero, in the means), and
+    unrecorded the answered samples stored before the token columns existed (left out of the means)."""
+    samples = unanswered = estimated = unrecorded = 0
+    prompt = completion = added = 0
+    for r in rows:
+        samples += 1
+        if r.get("outcome") in UNSCORED:
+            unanswered += 1
+            continue
+        if r.get("unmetered_replies") is None:
+            unrecorded += 1
+            continue
+        prompt += r.get("prompt_tokens") or 0
+        completion += r.get("completion_tokens") or 0
+        if r["unmetered_replies"]:
+            estimated += 1
+            added += -(-int(r.get("unmetered_chars") or 0) // CHARS_PER_TOKEN)
+    counted = samples - unrecorded
+    known = counted > unanswered or (counted and not unrecorded)  # some answered sample has a record
+    return {"samples": samples, "counted": counted, "estimated": estimated, "estimated_tokens": added,
+            "unanswered": unanswered, "unrecorded": unrecorded, "rule": TOKEN_RULE,
+            "prompt_mean": prompt / counted if known else None,
+            "completion_mean": (completion + added) / counted if known else None}
+
+
+def render_tokens(t: dict) -> str:
+    """One line: the means and how many samples were estimated, unanswered or without a record."""
+    if t["prompt_mean"] is None:
+        return f"tokens per sample: not recorded ({t['unrecorded']} samples stored before token counts were kept)"
+    text = (f"tokens per sample: prompt {t['prompt_mean']:.1f}, completion {t['completion_mean']:.1f} over "
+            f"{t['counted']} samples; {t['estimated']} samples estimated (a reply without usage: characters / "
+            f"{CHARS_PER_TOKEN}, {t['estimated_tokens']} tokens); {t['unanswered']} unanswered (infra/skipped) "
+            "counted as zero")
+    return text + (f"; {t['unrecorded']} stored before token counts were kept, left out" if t["unrecorded"] else "")
 
 
 def _first_samples(rows: Iterable[dict]) -> dict[str, dict]:
@@ -246,7 +296,8 @@ def render_stats(doc: dict) -> str:
     o = doc["overall"]
     foot = (f"unscored (infra/skipped): {o['unscored']}; pass@{k} over {o['k_trials']} trials with >= {k} samples; "
             "weighted: easy 1, medium 2, hard 3")
-    return "\n".join([*_table(header, body), "", foot])
+    tokens = [render_tokens(doc["tokens"])] if doc.get("tokens") else []
+    return "\n".join([*_table(header, body), "", foot, *tokens])
 
 
 def render_compare(doc: dict, name_a: str, name_b: str) -> str:

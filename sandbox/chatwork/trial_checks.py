@@ -5,6 +5,8 @@ check on the trial_suite asset."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import shlex
 import tempfile
 from collections import defaultdict
@@ -12,31 +14,62 @@ from pathlib import Path
 
 from sandbox.chatwork.shell_oracle import SandboxShell
 from sandbox.chatwork.trials import ToolTrials, request_of
+from sandbox.judge.matcher import StepLimit, compile_regex
 from task_defs.trials.grading import Answer, Call, ShellRunner, grade, reference_answer
 from task_defs.trials.loader import normalised_prompt
+from task_defs.trials.machine import oracle as machine
 
 STRUCTURAL = {"an empty reply": Answer(), "a bare {}": Answer(text="{}")}
+# What a stdout_regex must search within the bounded matcher's step limit besides its reference output: long runs of
+# what outputs are made of. An honest pattern takes at most some hundred thousand steps on them; one that backtracks
+# exponentially, or worse than quadratically, reaches the limit here, and the gate fails it before any run meets it.
+ADVERSARIAL = {f"256 x {unit!r}{end}": (unit * 256)[:256] + end
+               for unit in (" ", "\t", "7", "a", "x", "\n", "a ", "7 ", "7\n", " \n", "a\n", "-", ".")
+               for end in ("", "#")}
 
 
 def gate_problems(kind: ToolTrials, shell: ShellRunner | None = None) -> list[str]:
-    """What keeps the suite from being published: a trial its own reference fails, a no-knowledge answer that
-    passes, a declared shortcut that passes, a prompt asked twice."""
+    """What keeps the suite from being published: a trial its own reference fails (a stdout_regex that passes the
+    matcher's step limit on the reference's output fails it as over_budget), a stdout_regex that passes the limit
+    on an ADVERSARIAL text, a no-knowledge answer that passes, a declared shortcut that passes, a prompt asked
+    twice."""
     problems, seen = [], {}
     with _shell_runner(shell) as shell:
         for u in kind.units:
-            if not grade(u.trial, reference_answer(u.trial), shell).passed:
-                problems.append(f"{u.id}: its reference answer fails")
+            v = grade(u.trial, reference_answer(u.trial), shell)
+            if not v.passed:
+                problems.append(f"{u.id}: its reference answer fails ({v.cause}: {v.detail[:160]})")
+            problems += _pattern_problems(u)
             for what, answer in STRUCTURAL.items():
                 if grade(u.trial, answer, shell).score > 0:
                     problems.append(f"{u.id}: {what} scores {grade(u.trial, answer, shell).score:.2f}")
             o = u.trial.oracle
             if o.kind == "shell" and o.shortcut and grade(u.trial, _run(o.tool, o.shortcut), shell).passed:
                 problems.append(f"{u.id}: its shortcut case passes")
+            for what, answer in (_machine_forgeries(u) if o.kind == "machine" else {}).items():
+                if grade(u.trial, answer).score > 0:
+                    problems.append(f"{u.id}: {what} scores {grade(u.trial, answer).score:.2f}")
             key = normalised_prompt(u.trial)
             if key in seen:
                 problems.append(f"{u.id}: the same prompt as {seen[key]}")
             seen[key] = u.id
     return problems
+
+
+def _pattern_problems(u) -> list[str]:
+    pattern = getattr(u.trial.oracle, "stdout_regex", None)
+    found = _pathological(pattern) if pattern is not None else None
+    return [f"{u.id}: its stdout_regex is pathological: {found}"] if found else []
+
+
+@functools.lru_cache(maxsize=4096)
+def _pathological(pattern: str) -> str | None:
+    for what, text in ADVERSARIAL.items():
+        try:
+            compile_regex(pattern).search(text)
+        except StepLimit as exc:
+            return f"on {what} {exc}, the bounded matcher's limit"
+    return None
 
 
 @contextlib.contextmanager
@@ -108,6 +141,16 @@ def _forgeries(u, shell: ShellRunner) -> dict[str, Answer]:
             **{f"forged witness: {how}": _run(o.tool, f"{made}{named}{forged}") for how, made in witnesses.items()}}
 
 
+def _machine_forgeries(u) -> dict[str, Answer]:
+    """A machine trial's structural no-knowledge answers: run `true`, echo the state the oracle expects, echo what
+    the reference's queries print. The state is unchanged and echo is no query program: each must score 0."""
+    o = u.trial.oracle
+    printed = "".join(machine.printed_by_programs(machine.run(o, list(o.reference)))).rstrip("\n")
+    return {"run true": _run(o.tool, "true"),
+            "echo the expected state": _run(o.tool, f"echo {shlex.quote(json.dumps(o.expect))}"),
+            "echo what the queries print": _run(o.tool, f"echo {shlex.quote(printed)}")}
+
+
 def probe(kind: ToolTrials, shell: ShellRunner | None = None) -> dict[str, dict]:
     """No-knowledge strategies scored by the real oracles, knowing the oracle kind: the structural ones must score
     exactly 0 (else the gate fails); the chance ones are the floor a model has to beat. Each share is over the
@@ -127,6 +170,9 @@ def probe(kind: ToolTrials, shell: ShellRunner | None = None) -> dict[str, dict]
                 score(name, "structural", u.trial, answer)
             if u.trial.oracle.kind == "shell":
                 for name, answer in _forgeries(u, shell).items():
+                    score(name, "structural", u.trial, answer)
+            if u.trial.oracle.kind == "machine":
+                for name, answer in _machine_forgeries(u).items():
                     score(name, "structural", u.trial, answer)
             for name, strategy in chance.items():
                 score(name, "chance", u.trial, strategy(u))

@@ -16,8 +16,12 @@ change never asks again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import threading
+import tracemalloc
+from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -39,9 +43,10 @@ from sandbox.engine.kinds import Verdict
 from sandbox.engine.reply_cache import ReplyCache
 from sandbox.isolation.bwrap import IsolationConfig
 from sandbox.servers.scripted.personas import Conversation, Reply, ToolCall
-from task_defs.trials.grading import Answer, Call, answer_shape, grade, work_grade
+from task_defs.trials.grading import Answer, Call, ShellRunner, answer_shape, grade, work_grade
 from task_defs.trials.loader import Family, fingerprint, load_families, rules_fingerprint, tools_of
-from task_defs.trials.models import Trial
+from task_defs.trials.machine.oracle import Feed
+from task_defs.trials.models import Machine, Trial
 
 REPLY = "reply.json"
 CACHE_DIR = "cache/trials"  # the reply cache's folder under a runs root (never inside a run's own folder)
@@ -126,36 +131,110 @@ def provider_failure(reply: ChatReply) -> str | None:
     return None
 
 
-def _results(reply: ChatReply, written: list[Call], n: int) -> list[dict]:
+def _results(reply: ChatReply, written: list[Call], n: int, feed: Feed | None = None) -> list[dict]:
     """The reply and the neutral result of each of its calls, as the next request carries them: native calls get
     tool messages; calls written in the text (a model without native calls) get one user message, as a harness
-    that reads such calls answers them, so a model that calls one step at a time can go on either way."""
+    that reads such calls answers them, so a model that calls one step at a time can go on either way. A machine
+    trial's `feed` runs its shell tool's calls, in order, on the mock machine and answers with what they printed
+    (a real shell tool's result; the grading replays the same calls)."""
+    result = feed.result if feed is not None else (lambda name, arguments: TOOL_RESULT)
     if not reply.tool_calls:
         return [{"role": "assistant", "content": reply.content},
-                {"role": "user", "content": "\n\n".join(f"Result of {c.name}:\n{TOOL_RESULT}" for c in written)}]
+                {"role": "user", "content": "\n\n".join(f"Result of {c.name}:\n{result(c.name, c.arguments)}"
+                                                         for c in written)}]
     ids = [c.get("id") or f"call_{n}_{i}" for i, c in enumerate(reply.tool_calls)]
     return [{"role": "assistant", "content": reply.content or None,
              "tool_calls": [{"id": i, "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
                             for i, c in zip(ids, reply.tool_calls)]},
-            *({"role": "tool", "tool_call_id": i, "content": TOOL_RESULT} for i in ids)]
+            *[{"role": "tool", "tool_call_id": i, "content": result(c.get("name") or "", call_arguments(c))}
+              for i, c in zip(ids, reply.tool_calls)]]
 
 
-def select_trials(kind: ToolTrials, only: str | None = None, limit: int | None = None) -> list[TrialUnit]:
-    """The trials of the families named in `only` (all when None), the first `limit` of each."""
+def select_trials(kind: ToolTrials, only: str | None = None, limit: int | None = None,
+                  sample: int | None = None) -> list[TrialUnit]:
+    """The trials of the families named in `only` (all when None): the first `limit` of each, or a stratified
+    `sample` of each (stratified())."""
     names = [n.strip() for n in (only or "").split(",") if n.strip()]
     known = [f.id for f in kind.families]
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"--only: unknown family {', '.join(unknown)}; the families are {', '.join(known)}")
-    if limit is not None and limit < 1:
-        raise ValueError("--limit must be a positive number of trials per family")
-    return [u for f in kind.families if not names or f.id in names
-            for u in [x for x in kind.units if x.family.id == f.id][:limit]]
+    for flag, n in (("--limit", limit), ("--sample", sample)):
+        if n is not None and n < 1:
+            raise ValueError(f"{flag} must be a positive number of trials per family")
+    if limit is not None and sample is not None:
+        raise ValueError("give --limit (the first K of each family) or --sample (a stratified K), not both")
+    picked = []
+    for f in kind.families:
+        if names and f.id not in names:
+            continue
+        members = [x for x in kind.units if x.family.id == f.id]
+        picked += stratified(members, sample) if sample else members[:limit]
+    return picked
+
+
+def stratified(units: list[TrialUnit], n: int) -> list[TrialUnit]:
+    """n trials of one family spread over its strata (grade x hand-written or generated) in turn, each stratum in
+    an order fixed by a hash of the trial ids: the same n gives the same trials, and a larger n keeps them. The
+    first K of a family would be its hand-written easy trials only."""
+    strata: dict[tuple, list[TrialUnit]] = defaultdict(list)
+    for u in units:
+        strata[(u.grade, u.trial.source)].append(u)
+    queues = [sorted(v, key=lambda u: hashlib.sha256(u.id.encode()).digest()) for _, v in sorted(strata.items())]
+    out: list[TrialUnit] = []
+    while len(out) < min(n, len(units)):
+        for q in queues:
+            if q and len(out) < n:
+                out.append(q.pop(0))
+    order = {u.id: i for i, u in enumerate(units)}
+    return sorted(out, key=lambda u: order[u.id])
+
+
+HEAP_LOCK = threading.Lock()  # tracemalloc traces the whole process: one row's grading is traced at a time
+
+
+def graded(trial: Trial, answer: Answer, shell: ShellRunner | None, heap: bool = True):
+    """(the oracle's verdict, the Python heap's high-water mark while grading it, in bytes): tracemalloc is on only
+    around the grading, one row at a time, so the mark is that row's (tracemalloc sees the whole process: another
+    worker's allocations count only if it runs in the microseconds a row is traced, which holds the GIL while it
+    computes). None when `heap` is off, or when something else is tracing
+    already (`kbench trials floor`, PYTHONTRACEMALLOC): that trace is its owner's, never reset here. A shell trial's
+    sandboxed run is not traced (its work is the commands' processes, and other workers must not wait on the lock
+    for it): its mark is the oracle's own work before and after. Tracing adds its overhead to oracle_ms."""
+    if not heap:
+        return grade(trial, answer, shell), None
+    HEAP_LOCK.acquire()
+    if tracemalloc.is_tracing():
+        HEAP_LOCK.release()
+        return grade(trial, answer, shell), None
+    mark = [0, 0]  # the highest peak before a pause, and what the trace held when it paused
+
+    def paused(files: dict, commands: list, read: str | None):
+        held, peak = tracemalloc.get_traced_memory()
+        mark[0], mark[1] = max(mark[0], mark[1] + peak), mark[1] + held
+        tracemalloc.stop()
+        HEAP_LOCK.release()
+        try:
+            return shell(files, commands, read)
+        finally:
+            HEAP_LOCK.acquire()
+            tracemalloc.start()
+
+    tracemalloc.start()
+    try:
+        v = grade(trial, answer, paused if shell is not None else None)
+        return v, max(mark[0], mark[1] + tracemalloc.get_traced_memory()[1])
+    finally:
+        tracemalloc.stop()
+        HEAP_LOCK.release()
 
 
 class ToolTrials:
     name = NAME
     runs_agent = False
+    # each graded row records heap_peak_bytes (graded()) only when asked (`kbench trials run --heap`): tracemalloc
+    # makes grading about 4 to 7 times slower (bench/trials_grading.py), past the 10,000 rows a second a regrade needs
+    heap = False
 
     def __init__(self, families: list[Family] | None = None, response_format: str = "auto",
                  cache: ReplyCache | None = None):
@@ -203,6 +282,8 @@ class ToolTrials:
 
     def execute(self, unit: TrialUnit, chat: ChatSession, kept: dict[str, str]) -> None:
         mode, messages, tools, reply, tried = self._first(unit, chat)
+        o = unit.trial.oracle
+        feed = Feed(o, TOOL_RESULT) if isinstance(o, Machine) else None  # the mock machine, run as the calls come
         replies = []
         for n in range(ROUNDS):
             failure = provider_failure(reply)
@@ -215,7 +296,7 @@ class ToolTrials:
             written = [] if reply.tool_calls else _calls_of(replies[-1], unit.trial.tools)
             if not (reply.tool_calls or written) or n == ROUNDS - 1:
                 break
-            messages = messages + _results(reply, written, n)
+            messages = messages + _results(reply, written, n, feed)
             reply = chat.ask(messages, tools=tools, cache=self.cache)
 
     def settled(self, unit: TrialUnit, kept: dict[str, str]) -> bool:
@@ -237,7 +318,7 @@ class ToolTrials:
             return Verdict("nofile", "the kept reply is not readable", 0.0)
         answer = answer_of(exchange, unit.trial.tools, unit.trial)
         shell = SandboxShell(scratch, cfg)
-        v = grade(unit.trial, answer, CachedShell(shell, self.cache) if self.cache else shell)
+        v, heap_peak = graded(unit.trial, answer, CachedShell(shell, self.cache) if self.cache else shell, self.heap)
         mode = exchange.get("mode") or "text"
         refused = [r for r in replies_of(exchange) if r.get("finish") == "refused"]
         cause = "refused" if refused and not v.passed else v.cause
@@ -247,7 +328,8 @@ class ToolTrials:
             "score": v.score, "cause": cause, "forms": sorted({c.form for c in answer.calls}),
             "response_format": mode if format_of(unit.trial, mode)[0] else "text",
             "rounds": len(replies_of(exchange)), "elicitation": self.elicitation.get(mode),
-            "shape": answer_shape(unit.trial), "rules": self.rules}},
+            "shape": answer_shape(unit.trial), "rules": self.rules, "oracle_ms": v.oracle_ms,
+            "heap_peak_bytes": heap_peak}},
             output=f"{unit.id}: {'pass' if v.passed else 'fail'} (score {v.score:.3f}) {cause or ''} {v.detail}\n")
 
 

@@ -8,8 +8,9 @@ of a path that is not the program's, so only the kernel's record counts, and onl
 has started the commands' shell (the first execve carrying the run's mark).
 
 An executed path witnesses the program NAME only when it is written as a plain absolute path directly in a system
-folder, names NAME, and reaches a regular file under /usr (or /bin, /sbin) through links that keep the name or go
-through the system's alternatives (/usr/bin/awk -> /etc/alternatives/awk -> /usr/bin/mawk): a link named `rg` to
+folder, names NAME, and reaches a regular file under /usr (or /bin, /sbin) through links that keep the name, go
+through the system's alternatives (/usr/bin/awk -> /etc/alternatives/awk -> /usr/bin/mawk) or are Debian's own
+renames (/usr/bin/fdfind -> /usr/lib/cargo/bin/fd): a link named `rg` to
 echo is echo, and a copy or a script in the work folder or /tmp is nobody's program.
 """
 
@@ -26,6 +27,9 @@ SYSTEM_DIRS = frozenset(SYSTEM_PATH.split(":")) | {"/usr/local/sbin", "/usr/sbin
 SYSTEM_ROOTS = ("/usr/", "/bin/", "/sbin/")  # read-only in the sandbox and the same files on the host
 ALTERNATIVES = "/etc/alternatives"
 MAX_LINKS = 8
+# Programs Debian ships under another name than upstream's, as a link from the system folder to the upstream
+# binary kept outside it: the link is the distribution's own, so the program answers to the Debian name.
+RENAMED = {"fdfind": "/usr/lib/cargo/bin/fd"}
 MAX_TRACE_BYTES = 8 << 20  # a flood of execs past this is cut: what it hides is only the flood's own witness
 
 # strace writes one line per call, each led by the pid; a string's quotes, backslashes and newlines are escaped,
@@ -95,6 +99,8 @@ def _keeps_name(path: str, name: str) -> bool:
         if not os.path.islink(path):
             return _system_file(path)
         target = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+        if RENAMED.get(name) == target:
+            return _system_file(target)
         if os.path.dirname(target) == ALTERNATIVES:
             # the system's own choice among programs that answer to this name: trusted as the program
             return os.path.basename(target) == name and _system_file(target)

@@ -8,9 +8,12 @@ package's checker and config modules create folders when imported.
 
 Each item becomes a Trial that brings its own tools; its oracle reproduces BFCL's checker as far as ArgRule can:
 strings compared with BFCL's normalisation (norm="bfcl"), a dict answer (param -> options per key) enumerated into
-the dicts it accepts. canonical_answer() is BFCL's own right answer for an item (the first option of every
-parameter, those marked omittable left out). bfcl_agreement.py grades that answer with our oracle and names every
-item where the two cannot agree; bfcl_families.py writes the trials as family folders.
+the dicts it accepts. One departure: a parameter whose schema has an enum two of whose members are one value under
+that normalisation (genotypes AA, Aa, aa) is compared exactly, since there the normalisation would take a wrong
+member for the right one (and let three calls for AA stand for AA, Aa and aa). canonical_answer() is BFCL's own
+right answer for an item (the first option of every parameter, those marked omittable left out).
+bfcl_agreement.py grades that answer with our oracle and names every item where the two cannot agree;
+bfcl_families.py writes the trials as family folders, a prompt asked in two categories once.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from task_defs.trials.grading import Answer, Call
+from task_defs.trials.grading import Answer, Call, value_ok
 from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, Message, NoCall, Trial
 
 INSTALL_HINT = "pip install --no-deps bfcl-eval==2026.3.23"
@@ -159,15 +162,36 @@ def _canonical_value(option, schema: dict | None):
     return next(_expanded(option, schema), option)
 
 
+def enum_collisions(schema: dict | None) -> list[list]:
+    """The groups of enum members that BFCL's normalisation makes one value (AA, Aa, aa), in the schema's own enum,
+    its items' and its properties', recursively; empty when every member stays distinct."""
+    if not isinstance(schema, dict):
+        return []
+    groups: list[list] = []
+    enum = schema.get("enum") if isinstance(schema.get("enum"), list) else []
+    members = [m for m in enum if isinstance(m, str)]  # numbers compare alike either way
+    for i, m in enumerate(members):
+        if any(m in g for g in groups):
+            continue
+        same = [m] + [x for x in members[i + 1:] if x != m and value_ok(ArgRule(eq=m, norm="bfcl"), x)]
+        if len(same) > 1:
+            groups.append(same)
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return groups + [g for sub in (schema.get("items"), *props.values()) for g in enum_collisions(sub)]
+
+
 def arg_rule(options: list, schema: dict | None, required: bool) -> tuple[ArgRule, bool]:
     """(the rule, whether the accepted values had to be cut at COMBO_CAP). A required parameter is never optional:
-    BFCL's checker demands it whatever its options say."""
+    BFCL's checker demands it whatever its options say. Strings are compared as BFCL's checker does, except in a
+    parameter whose enum has members that normalisation makes one (enum_collisions): there exactly, the whole
+    argument."""
     values: list = []
     for option in (o for o in options if o != ""):
         values.extend(itertools.islice(_expanded(option, schema), max(0, COMBO_CAP + 1 - len(values))))
     cut = len(values) > COMBO_CAP
     values = values[:COMBO_CAP] or [o for o in options if o != ""] or [""]  # [""]: only the empty string, if given
-    return ArgRule(any_of=values, optional="" in options and not required, norm="bfcl"), cut
+    compare = {} if enum_collisions(schema) else {"norm": "bfcl"}
+    return ArgRule(any_of=values, optional="" in options and not required, **compare), cut
 
 
 def offered_functions(item: dict) -> dict[str, dict]:

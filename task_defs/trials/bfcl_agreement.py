@@ -1,6 +1,6 @@
 """How far our oracle agrees with BFCL's own answers: for each converted trial, BFCL's canonical answer graded by
 our oracle, checked against the function's declared schema, and answers BFCL fails tried on ours; agreement()
-names every item where the two cannot agree and why.
+names every item where the two cannot agree and why, and counts where ours is looser or stricter by design.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from task_defs.trials.bfcl import (
     STEMS,
     arg_rule,
     canonical_answer,
+    enum_collisions,
     load_bfcl,
     offered_functions,
     tool_name,
@@ -62,8 +63,9 @@ def _schema_problems(trial: Trial, answer: Answer) -> list[str]:
         for e in jsonschema.Draft202012Validator(spec["parameters"]).iter_errors(call.arguments):
             if e.validator == "required" and not e.path:
                 continue  # a top-level required parameter left out is a known issue of its own
-            if e.validator == "enum" and value_ok(ArgRule(any_of=list(e.validator_value), norm="bfcl"), e.instance):
-                continue  # the enum's own spelling is accepted by both checkers
+            if e.validator == "enum" and not enum_collisions({"enum": list(e.validator_value)}) and \
+                    value_ok(ArgRule(any_of=list(e.validator_value), norm="bfcl"), e.instance):
+                continue  # the enum's own spelling is accepted by both checkers (where ours compares exactly: not)
             found.setdefault(f"{call.name}.{e.path[0] if e.path else ''}", []).append(e.message)
     return [f"{where}: {msgs[0]}" + (f" (and {len(msgs) - 1} more)" if len(msgs) > 1 else "")
             for where, msgs in found.items()]
@@ -107,6 +109,28 @@ def _looser(trial: Trial, answer: Answer) -> list[str]:
     return sorted(set(out))
 
 
+def _stricter(trial: Trial, answer: Answer) -> list[str]:
+    """Where ours fails what BFCL's normalisation passes, by design: another member of an enum whose members that
+    normalisation makes one (Aa or aa for AA), in an argument ours compares exactly."""
+    out = []
+    for i, call in enumerate(answer.calls):
+        props = trial.tool_specs.get(call.name, {}).get("parameters", {}).get("properties", {})
+        for p, v in call.arguments.items():
+            others = [x for g in enum_collisions(props.get(p)) if v in g for x in g if x != v]
+            for x in others:
+                calls = answer.calls[:i] + (Call(call.name, {**call.arguments, p: x}),) + answer.calls[i + 1:]
+                if not grade(trial, Answer(calls=calls)).passed:
+                    out.append("case_exact_enum")
+    return sorted(set(out))
+
+
+def case_exact(trial: Trial) -> list[str]:
+    """The arguments of the trial's oracle compared exactly rather than with BFCL's normalisation (an enum whose
+    members it would make one), as tool.param."""
+    rules = getattr(trial.oracle, "calls", [])
+    return sorted({f"{r.name}.{k}" for r in rules for k, a in r.args.items() if a.norm is None})
+
+
 def _items_for(trials: list[Trial]) -> dict[str, dict]:
     stems = {c for c, stem in STEMS.items() if any(t.id.startswith(f"bfcl_{stem}_") for t in trials)}
     return {trial_id(it["id"]): it for c in sorted(stems) for it in load_bfcl(c)}
@@ -118,21 +142,24 @@ def agreement(trials: list[Trial], items: list[dict] | None = None) -> dict:
     required argument left out, an unknown one, a call where none fits). `items`: the BFCL items the trials came
     from (default: read from the package by id)."""
     by_id = {trial_id(it["id"]): it for it in items} if items is not None else _items_for(trials)
-    disagreements, by_reason, looser = [], {}, Counter()
+    disagreements, by_reason, looser, stricter, exact = [], {}, Counter(), Counter(), []
     for t in trials:
         item = by_id.get(t.id)
         if item is None:
             reasons = [("no_bfcl_item", "no BFCL item has this id")]
         else:
             reasons = _verdicts(t, item)
-            looser.update(_looser(t, canonical_answer(item)) if not reasons else [])
+            if not reasons:
+                looser.update(_looser(t, canonical_answer(item)))
+                stricter.update(_stricter(t, canonical_answer(item)))
+        exact += [f"{t.id}: {p}" for p in case_exact(t)]
         if reasons:
             disagreements.append((t.id, "; ".join(f"{k}: {d}" for k, d in reasons)))
             for k in dict.fromkeys(k for k, _ in reasons):
                 by_reason.setdefault(k, []).append(t.id)
     return {"total": len(trials), "agree": len(trials) - len(disagreements), "disagreements": disagreements,
             "by_reason": {k: {"count": len(v), "examples": v[:5]} for k, v in sorted(by_reason.items())},
-            "looser": dict(looser)}
+            "looser": dict(looser), "stricter": dict(stricter), "case_exact": exact}
 
 
 def _verdicts(trial: Trial, item: dict) -> list[tuple[str, str]]:

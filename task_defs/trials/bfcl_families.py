@@ -1,6 +1,12 @@
 """BFCL's categories written as trial family folders (job.toml, items.jsonl) that our loader reads, each with a
 report: how many items converted and were written, why the others were skipped, the oracle's agreement with BFCL
 and what the loader says of the folder.
+
+BFCL asks some questions in more than one category (a simple item again among the multiple ones, an irrelevance
+item twice), and our gate refuses a suite where a prompt repeats. An import keeps the first trial of each prompt
+(our gate's normalised_prompt) in the order of CATEGORIES (simple, multiple, parallel, parallel_multiple,
+irrelevance), then file order, whatever order the categories were asked in, and drops the rest, naming each dropped
+id with the id it repeats. The agreement is still measured over every converted item.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from task_defs.canary import CANARY
 from task_defs.itemfiles import ITEMS_FILE, SPEC_FILE
 from task_defs.trials.bfcl import CATEGORIES, canonical_category, convert_items, load_bfcl
 from task_defs.trials.bfcl_agreement import agreement
-from task_defs.trials.loader import fit_problem, load_family
+from task_defs.trials.loader import fit_problem, load_family, normalised_prompt
 
 ABOUT = {
     "simple": "BFCL simple (Python): one function offered, one call to it with the right arguments.",
@@ -23,9 +29,27 @@ ABOUT = {
 }
 
 
-def write_family(out_dir: Path | str, category: str, items: list[dict]) -> dict:
-    """The family folder bfcl_<category> (job.toml, items.jsonl) holding the items' trials our loader accepts; the
-    counts, the skip reasons, the agreement and what our loader says of the folder."""
+REPEATED = "repeats the prompt of an earlier trial (dropped)"
+
+
+def _first_of_each_prompt(trials: list, taken: dict[str, str]) -> tuple[list, list[tuple[str, str]]]:
+    """(the trials whose prompt nobody took before, [(dropped id, the id it repeats)]); `taken` gains the kept."""
+    kept, dropped = [], []
+    for t in trials:
+        key = normalised_prompt(t)
+        if key in taken:
+            dropped.append((t.id, taken[key]))
+        else:
+            taken[key] = t.id
+            kept.append(t)
+    return kept, dropped
+
+
+def write_family(out_dir: Path | str, category: str, items: list[dict], taken: dict[str, str] | None = None) -> dict:
+    """The family folder bfcl_<category> (job.toml, items.jsonl) holding the items' trials our loader accepts, less
+    those whose prompt an earlier one asks; the counts, the skip reasons, the dropped repeats, the agreement and what
+    our loader says of the folder. `taken`: normalised prompt -> the trial id kept for it, shared by the categories
+    of one import (and filled here); without it the repeats are looked for within this category alone."""
     from task_defs.errors import TaskFileError
 
     cat = canonical_category(category)
@@ -33,6 +57,9 @@ def write_family(out_dir: Path | str, category: str, items: list[dict]) -> dict:
     fit = [t for t in trials if fit_problem(t, {}) is None]
     if len(fit) < len(trials):
         skipped["fails our loader's fit check (listed as a disagreement)"] = len(trials) - len(fit)
+    fit, dropped = _first_of_each_prompt(fit, {} if taken is None else taken)
+    if dropped:
+        skipped[REPEATED] = len(dropped)
     folder, loader = Path(out_dir) / f"bfcl_{cat}", "no trials to write"
     if fit:
         folder.mkdir(parents=True, exist_ok=True)
@@ -46,10 +73,13 @@ def write_family(out_dir: Path | str, category: str, items: list[dict]) -> dict:
         except TaskFileError as exc:
             loader = f"refused: {exc}"
     return {"family": folder.name, "folder": str(folder), "items": len(items), "converted": len(trials),
-            "written": len(fit), "skipped": skipped, "agreement": agreement(trials, items), "loader": loader}
+            "written": len(fit), "skipped": skipped, "dropped": dropped, "agreement": agreement(trials, items),
+            "loader": loader}
 
 
 def write_families(out_dir: Path | str, categories=CATEGORIES, limit: int | None = None) -> dict:
-    """write_family for each category, from the installed package's data: category -> its report."""
-    return {cat: write_family(out_dir, cat, load_bfcl(cat, limit))
-            for cat in dict.fromkeys(canonical_category(c) for c in categories)}
+    """write_family for each category, from the installed package's data, in the order of CATEGORIES and with
+    one record of the prompts taken, so no prompt is written twice: category -> its report."""
+    taken: dict[str, str] = {}
+    asked = {canonical_category(c) for c in categories}
+    return {cat: write_family(out_dir, cat, load_bfcl(cat, limit), taken) for cat in CATEGORIES if cat in asked}

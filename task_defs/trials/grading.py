@@ -4,68 +4,95 @@ Pure functions over the answer (its text and the calls it made, native or writte
 microseconds and is the same in a run, a regrade and the probe. A cause names what went wrong in words a triage
 counts: wrong_tool, wrong_args, missing_calls, extra_calls, malformed_args, called_when_not_to, no_words,
 wrong_channel, wrong_label, no_label, not_json, schema_invalid, wrong_value, empty, wrong_output, no_witness,
-timeout. Only the shell oracle runs anything (through a runner it is given).
+timeout; the machine oracle adds wrong_state, collateral, malformed_command, unsupported_syntax, over_limit,
+not_found_command, too_many_commands; and over_budget (score 0) for any kind. Only the shell oracle runs anything
+real (through a runner it is given); the machine oracle runs the commands on a mock machine in Python
+(task_defs/trials/machine/).
+
+Every oracle has a budget, and none is measured in wall time, because a verdict must never depend on how busy the
+machine is: a strike graded beside a build would otherwise fail answers that pass on an idle machine.
+
+- The in-process kinds (calls_exact, calls_set, no_call, label, json_schema) get IN_PROCESS_BUDGET_S of the
+  grading thread's CPU time (time.thread_time): the time this thread ran, which other threads and processes do
+  not add to, however many there are. Their grading takes microseconds, so the budget only ever meets an answer
+  that makes the oracle work abnormally hard. What is the trial's and not the answer's (loading jsonschema, building
+  a schema's validator) is done before the clock starts, and the garbage collector is held while it runs, so a
+  collection of the whole process's heap is not charged to one answer. Over budget is cause over_budget, score 0.
+- A stdout_regex (shell, machine) is searched by the bounded matcher (sandbox/judge/matcher.py), whose budget is
+  its STEP_LIMIT in counted steps: the same pattern on the same output takes the same steps on any machine. A
+  search that reaches it is cause over_budget, score 0. The shell oracle's wall-clock stop on the sandboxed commands
+  stays as it was: a safety stop whose outcome is timeout, never a verdict.
+
+Each verdict carries oracle_ms, the grading thread's CPU time for it (for a shell trial: our side of running the
+sandbox, not the commands' own processes), whatever the kind.
 """
 
 from __future__ import annotations
 
+import gc
 import json
-import math
 import re
-from dataclasses import dataclass
-from typing import Any, Callable
+import time
+from typing import Any
 
-from sandbox.judge.parse import Refused, bounded_json
-from task_defs.trials.models import ArgRule, CallRule, CallsExact, CallsSet, JsonAnswer, Label, NoCall, Shell, Trial
+from sandbox.judge.matcher import StepLimit, compile_regex
+from task_defs.trials.answers import Answer, Call, ShellRun, ShellRunner, Verdict, call_ok, value_ok
+from task_defs.trials.machine import oracle as machine
+from task_defs.trials.models import (
+    ArgRule,
+    CallRule,
+    CallsExact,
+    CallsSet,
+    JsonAnswer,
+    Label,
+    Machine,
+    NoCall,
+    Shell,
+    Trial,
+)
+from task_defs.trials.text_oracles import json_verdict as _json
+from task_defs.trials.text_oracles import label_verdict as _label
+from task_defs.trials.text_oracles import validator as _validator
+
+__all__ = ["Answer", "Call", "ShellRun", "ShellRunner", "Verdict", "answer_shape", "call_ok", "grade",
+           "reference_answer", "value_ok", "work_grade"]
 
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: a word in any script
-
-
-@dataclass(frozen=True)
-class Call:
-    name: str
-    arguments: dict | None  # None: the arguments were not a JSON object (a format error, not a wrong value)
-    form: str = "native"  # native | text (written in the reply's text)
-
-
-@dataclass(frozen=True)
-class Answer:
-    text: str = ""
-    calls: tuple[Call, ...] = ()
-
-
-@dataclass(frozen=True)
-class ShellRun:
-    """What running a shell trial's commands left: what they printed, the last one's exit status, the programs the
-    trace shows ran, the text of the file the oracle reads, and whether the run was cut off by its time."""
-
-    stdout: str
-    exit_code: int | None
-    programs: frozenset[str]
-    file_text: str | None = None
-    timed_out: bool = False
-
-
-# runs a shell trial's commands: (files, commands, the file to read afterwards) -> ShellRun (sandbox/chatwork)
-ShellRunner = Callable[[dict, list, "str | None"], ShellRun]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    passed: bool
-    score: float  # 1.0 for a pass; partial credit for calls_exact and calls_set
-    cause: str | None = None  # None for a pass
-    detail: str = ""
+IN_PROCESS_BUDGET_S = 0.050  # of the grading thread's CPU time (time.thread_time), per in-process grading
+IN_PROCESS = ("calls_exact", "calls_set", "no_call", "label", "json_schema")
+OVER_BUDGET = "over_budget"
 
 
 def grade(trial: Trial, answer: Answer, shell: ShellRunner | None = None) -> Verdict:
     """The verdict on an answer; a shell trial needs `shell`, which runs its commands (the only oracle that runs
-    anything)."""
+    anything). Within its budget (the module's docstring), else over_budget; oracle_ms says what it took."""
     o = trial.oracle
+    if isinstance(o, Shell) and shell is None:
+        raise ValueError(f"{trial.id}: a shell trial is graded by running its commands: give a shell runner")
+    in_process = o.kind in IN_PROCESS
+    if isinstance(o, JsonAnswer):
+        _validator(o.json_schema)  # the trial's cost, not the answer's: made (and kept) before the clock starts
+    held = in_process and gc.isenabled()
+    if held:  # a collection of the whole heap is no cost of this answer's
+        gc.disable()
+    start = time.thread_time()
+    try:
+        v = _verdict(o, answer, shell)
+    finally:
+        cpu = time.thread_time() - start
+        if held:
+            gc.enable()
+    if in_process and cpu > IN_PROCESS_BUDGET_S:
+        return Verdict(False, 0.0, OVER_BUDGET, f"the oracle took {1000 * cpu:.1f} ms of the grading thread's CPU, "
+                                                f"over its {1000 * IN_PROCESS_BUDGET_S:g} ms budget", 1000 * cpu)
+    return Verdict(v.passed, v.score, v.cause, v.detail, 1000 * cpu)
+
+
+def _verdict(o, answer: Answer, shell: ShellRunner | None) -> Verdict:
     if isinstance(o, Shell):
-        if shell is None:
-            raise ValueError(f"{trial.id}: a shell trial is graded by running its commands: give a shell runner")
         return _shell(o, answer, shell)
+    if isinstance(o, Machine):
+        return _machine(o, answer)
     if isinstance(o, CallsExact):
         return _calls_exact(o, answer)
     if isinstance(o, CallsSet):
@@ -91,6 +118,8 @@ def reference_answer(trial: Trial) -> Answer:
         return Answer(text=o.answer)
     if isinstance(o, Shell):
         return Answer(calls=(Call(o.tool, {"command": o.reference}),))
+    if isinstance(o, Machine):
+        return Answer(calls=tuple(Call(o.tool, {"command": c}) for c in o.reference))
     return Answer(text=json.dumps(o.reference))
 
 
@@ -108,6 +137,9 @@ def answer_shape(trial: Trial) -> str:
     if isinstance(o, Shell):
         product = o.file_path or ("stdout" if o.stdout_regex else "exit")
         return f"shell:{','.join(sorted(o.ran)) or 'shortcut'}:{product}"
+    if isinstance(o, Machine):  # the kinds of paths set, names aside: packages.*.installed
+        paths = sorted({re.sub(r"^([a-z_]+)\..+\.([a-z_]+)$", r"\1.*.\2", p) for p in o.expect})
+        return f"machine:{len(o.reference)}:{','.join(paths)}" + (":stdout" if o.stdout_regex else "")
     return "no_call"
 
 
@@ -128,58 +160,12 @@ def work_grade(trial: Trial) -> str:
     if isinstance(o, Shell):
         checks = len(o.ran) + (o.stdout_regex is not None) + o.exit_zero + (o.file_path is not None)
         return "easy" if checks <= 2 and len(o.files) <= 1 else "hard" if checks >= 4 else "medium"
+    if isinstance(o, Machine):  # command lines to get right in order, values to bring about
+        steps, checks = len(o.reference), len(o.expect) + (o.stdout_regex is not None)
+        return "easy" if steps == 1 and checks <= 2 else "hard" if steps >= 3 or checks >= 5 else "medium"
     if isinstance(o, Label):
         return "easy" if len(o.labels) <= 3 else "medium" if len(o.labels) <= 6 else "hard"
     return "easy" if len(o.checks) <= 2 else "medium" if len(o.checks) <= 4 else "hard"
-
-
-# --------------------------------------------------------------------------------------------- values
-
-def value_ok(rule: ArgRule, value: Any) -> bool:
-    if rule.num is not None:
-        return _is_number(value) and math.isfinite(float(value)) and abs(float(value) - rule.num) <= rule.tol
-    wanted = rule.any_of if rule.any_of is not None else [rule.eq]
-    if rule.norm == "bfcl":
-        return any(_same(_bfcl(w), _bfcl(value), False) for w in wanted)
-    return any(_same(w, value, rule.fold) for w in wanted)
-
-
-_BFCL_MARKS = str.maketrans("", "", " ,./-_*^")
-
-
-def _bfcl(v: Any) -> Any:
-    """BFCL's own string comparison, applied through lists and dicts: lower case, no spaces nor , . / - _ * ^,
-    single quotes as double."""
-    if isinstance(v, str):
-        return v.translate(_BFCL_MARKS).lower().replace("'", '"')
-    if isinstance(v, list):
-        return [_bfcl(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _bfcl(x) for k, x in v.items()}
-    return v
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _same(want, got, fold: bool) -> bool:
-    if isinstance(want, str) and isinstance(got, str):
-        return want.strip().casefold() == got.strip().casefold() if fold else want == got
-    if _is_number(want) and _is_number(got):
-        return float(want) == float(got)
-    return type(want) is type(got) and want == got
-
-
-def call_ok(rule: CallRule, call: Call) -> bool:
-    """The call names the rule's tool, every required argument matches and no argument the rule does not know is
-    given (a made-up argument is a wrong call, not noise)."""
-    if call.name != rule.name or call.arguments is None:
-        return False
-    if set(call.arguments) - set(rule.args):
-        return False
-    return all((k in call.arguments and value_ok(r, call.arguments[k])) or (r.optional and k not in call.arguments)
-               for k, r in rule.args.items())
 
 
 # ---------------------------------------------------------------------------------------------- calls
@@ -270,22 +256,35 @@ def _no_call(answer: Answer) -> Verdict:
 
 # ---------------------------------------------------------------------------------------------- shell
 
-def _shell(o: Shell, answer: Answer, shell: ShellRunner) -> Verdict:
+def _commands(tool: str, answer: Answer) -> list[str] | Verdict:
+    """The command lines sent to the shell tool, in order; a Verdict when a call is not one."""
     if not answer.calls:
         return _no_calls_cause(answer)
     commands = []
     for i, c in enumerate(answer.calls):
         if c.arguments is None:
             return Verdict(False, 0.0, "malformed_args", f"call {i + 1}: the arguments are not a JSON object")
-        if c.name != o.tool or set(c.arguments) != {"command"} or not isinstance(c.arguments["command"], str):
-            return Verdict(False, 0.0, "wrong_tool" if c.name != o.tool else "wrong_args",
-                           f"call {i + 1}: {o.tool} with one string argument, command, was expected")
+        if c.name != tool or set(c.arguments) != {"command"} or not isinstance(c.arguments["command"], str):
+            return Verdict(False, 0.0, "wrong_tool" if c.name != tool else "wrong_args",
+                           f"call {i + 1}: {tool} with one string argument, command, was expected")
         commands.append(c.arguments["command"])
+    return commands
+
+
+def _shell(o: Shell, answer: Answer, shell: ShellRunner) -> Verdict:
+    commands = _commands(o.tool, answer)
+    if isinstance(commands, Verdict):
+        return commands
     run = shell(dict(o.files), commands, o.file_path)
     if run.timed_out:
         return Verdict(False, 0.0, "timeout", "the commands ran past their time (a safety stop)")
-    if o.stdout_regex is not None and not re.search(o.stdout_regex, run.stdout, re.MULTILINE):
-        return Verdict(False, 0.0, "wrong_output", f"the output {run.stdout[:120]!r} does not match")
+    if o.stdout_regex is not None:
+        try:
+            found = compile_regex(o.stdout_regex).search(run.stdout)
+        except StepLimit as exc:  # counted work, the same on every machine: never a wall-clock stop
+            return Verdict(False, 0.0, OVER_BUDGET, f"stdout_regex on {len(run.stdout)} characters of output: {exc}")
+        if not found:
+            return Verdict(False, 0.0, "wrong_output", f"the output {run.stdout[:120]!r} does not match")
     if o.exit_zero and run.exit_code != 0:
         return Verdict(False, 0.0, "wrong_output", f"the last command exited {run.exit_code}")
     if o.file_path is not None and run.file_text != o.file_text:
@@ -298,75 +297,12 @@ def _shell(o: Shell, answer: Answer, shell: ShellRunner) -> Verdict:
     return Verdict(True, 1.0)
 
 
-# ------------------------------------------------------------------------------------------ the text
-
-def _label(o: Label, answer: Answer) -> Verdict:
-    if answer.calls:
-        return Verdict(False, 0.0, "wrong_channel", "a tool call where a label was asked")
-    said = answer.text.strip().strip(".").strip().strip("`'\"").strip()
-    if not said:
-        return Verdict(False, 0.0, "empty", "an empty reply")
-    match = [x for x in o.labels if x.casefold() == said.casefold()]
-    if not match:
-        return Verdict(False, 0.0, "no_label", f"{said[:80]!r} is not exactly one of the labels")
-    if match[0] != o.answer:
-        return Verdict(False, 0.0, "wrong_label", f"{match[0]!r}, expected {o.answer!r}")
-    return Verdict(True, 1.0)
-
-
-def _json(o: JsonAnswer, answer: Answer) -> Verdict:
-    if answer.calls:
-        return Verdict(False, 0.0, "wrong_channel", "a tool call where a JSON answer was asked")
-    text = _unfence(answer.text)
-    if not text:
-        return Verdict(False, 0.0, "empty", "an empty reply")
+def _machine(o: Machine, answer: Answer) -> Verdict:
+    commands = _commands(o.tool, answer)
+    if isinstance(commands, Verdict):
+        return commands
     try:
-        value = bounded_json(text)
-    except Refused as exc:  # too deep or too big counts as not the JSON asked for: the model's answer
-        return Verdict(False, 0.0, "not_json", str(exc))
-    problem = next(iter(_validator(o.json_schema).iter_errors(value)), None)
-    if problem is not None:
-        where = "/".join(map(str, problem.path)) or "the answer"
-        return Verdict(False, 0.0, "schema_invalid", f"{where}: {problem.message[:200]}")
-    bad = [p for p, rule in o.checks.items() if not _path_ok(value, p, rule)]
-    if bad:
-        return Verdict(False, 0.0, "wrong_value", "wrong at " + ", ".join(bad))
-    return Verdict(True, 1.0)
-
-
-_VALIDATORS: dict[int, tuple[dict, object]] = {}  # id of a trial's schema -> (that schema, its validator)
-
-
-def _validator(schema: dict):
-    """The schema's validator, made once: a strike grades the same few dozen schemas hundreds of times. Kept with
-    the schema itself, so the id is never another's while it is cached."""
-    seen = _VALIDATORS.get(id(schema))
-    if seen is not None and seen[0] is schema:
-        return seen[1]
-    import jsonschema  # loaded on first use: most commands never grade a JSON answer
-
-    if len(_VALIDATORS) > 4096:
-        _VALIDATORS.clear()
-    v = jsonschema.Draft202012Validator(schema)
-    _VALIDATORS[id(schema)] = (schema, v)
-    return v
-
-
-def _unfence(text: str) -> str:
-    """The answer without a Markdown code fence around it (a fence is formatting, not a format error)."""
-    t = text.strip()
-    if t.startswith("```") and t.endswith("```") and t.count("```") == 2:
-        t = t[3:-3]
-        t = t.split("\n", 1)[1] if "\n" in t and not t.lstrip().startswith(("{", "[")) else t
-    return t.strip()
-
-
-def _path_ok(value: Any, path: str, rule: ArgRule) -> bool:
-    for part in path.split("."):
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return rule.optional
-    return value_ok(rule, value)
+        passed, cause, detail = machine.judge(o, commands)  # its stdout_regex: the bounded matcher too
+    except StepLimit as exc:
+        return Verdict(False, 0.0, OVER_BUDGET, f"stdout_regex on what the machine's programs printed: {exc}")
+    return Verdict(True, 1.0) if passed else Verdict(False, 0.0, cause, detail)

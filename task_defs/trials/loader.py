@@ -24,10 +24,13 @@ GENERATED_FILE = "generated.jsonl"
 _ROOT = Path(__file__).parents[2]  # beside task_defs/: the sandbox package, where the judge's side of the rules is
 # Every file whose change can change a trial's verdict: the format and the grading, the shell witness (its sandbox
 # run and what it takes for the program executed), the bounded parsers of replies, the reader of the agent's files,
-# and how calls written in text and answers are read from a reply.
-RULES = (Path(__file__).parent / "grading.py", Path(__file__).parent / "models.py",
+# how calls written in text and answers are read from a reply, and the bounded matcher of stdout_regex.
+RULES = (*(Path(__file__).parent / f for f in ("grading.py", "answers.py", "text_oracles.py", "models.py")),
          *(_ROOT / "sandbox" / rel for rel in ("chatwork/shell_oracle.py", "judge/witness.py", "judge/parse.py",
-                                               "judge/files.py", "agents/textcalls.py", "chatwork/formats.py")))
+                                               "judge/files.py", "agents/textcalls.py", "chatwork/formats.py",
+                                               "judge/matcher.py")),
+         # the mock machine (its programs, catalogue and fixtures) decides the machine families' verdicts
+         *sorted((Path(__file__).parent / "machine").glob("*.py")))
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,8 @@ def fit_problem(trial: Trial, family_tools: dict[str, dict]) -> tuple[str, str] 
             uncovered = sorted(k for k in params.get("required", []) if k not in rule.args or rule.args[k].optional)
             if uncovered:
                 return f"oracle.calls.{i}.args", f"{rule.name} requires {uncovered[0]!r}: give it a rule"
-    if o.kind == "shell" and "command" not in tools[o.tool]["parameters"]["properties"]:
-        return "oracle.tool", f"{o.tool} takes no 'command' argument: the shell oracle runs that"
+    if o.kind in ("shell", "machine") and "command" not in tools[o.tool]["parameters"]["properties"]:
+        return "oracle.tool", f"{o.tool} takes no 'command' argument: the {o.kind} oracle runs that"
     if o.kind == "json_schema":
         problem = _schema_problem(json.dumps(o.json_schema, sort_keys=True))
         if problem:

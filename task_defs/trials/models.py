@@ -12,6 +12,9 @@ schemas under [tools.NAME]) and items.jsonl one trial per line, naming the tools
 - shell: the commands the model sends to the offered shell tool run in our sandbox over the trial's files; the
   oracle reads stdout, the exit status or a file, and the run's trace must show the programs the trial names (a
   witness), so printing the expected bytes is never a pass.
+- machine: the commands the model sends run on a deterministic mock machine (task_defs/trials/machine/: pacman,
+  systemctl, sudo, deskctl over a fixture state); the verdict comes from the state they leave (and, for a query,
+  from what the machine's own programs printed), never from text the model could write itself.
 
 A trial may bring its own tools (`tool_specs`, e.g. an imported BFCL item) beside the family's.
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 ID = r"^[a-z][a-z0-9_]*$"
 GRADES = ("easy", "medium", "hard")
@@ -95,17 +98,35 @@ class JsonAnswer(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+def bounded_regex(pattern: str | None) -> str | None:
+    """A stdout_regex is searched by the bounded matcher (sandbox/judge/matcher.py), never by `re`: compiled (and
+    kept) here, so a pattern outside its subset is refused where the file, the trial and the field are known."""
+    if pattern is not None:
+        from sandbox.judge.matcher import Unsupported, compile_regex
+
+        try:
+            compile_regex(pattern)
+        except Unsupported as exc:
+            raise ValueError(f"the bounded matcher refuses this pattern: {exc}") from None
+    return pattern
+
+
 class Shell(_Strict):
     kind: Literal["shell"]
     tool: str = "run_shell"  # the offered tool whose `command` argument is run
     files: dict[str, str] = {}  # the folder the commands start in: relative path -> text
-    stdout_regex: str | None = None  # searched in what the commands printed
+    stdout_regex: str | None = None  # searched in what the commands printed (bounded_regex)
     exit_zero: bool = False  # the last command must exit 0
     file_path: str | None = None  # with file_text: this file must hold exactly that text afterwards
     file_text: str | None = None
     ran: list[str] = []  # programs the trace must show run (the witness); none: `shortcut` must be given
     shortcut: str | None = None  # a command that fakes the product; the gate proves the oracle fails it
     reference: str = Field(min_length=1)  # a command that does the work: the gate proves it passes
+
+    @field_validator("stdout_regex")
+    @classmethod
+    def _bounded(cls, pattern: str | None) -> str | None:
+        return bounded_regex(pattern)
 
     @model_validator(mode="after")
     def _checks(self):
@@ -115,20 +136,48 @@ class Shell(_Strict):
             raise ValueError("file_path and file_text go together")
         if not self.ran and self.shortcut is None:
             raise ValueError("name the programs that must run (ran), or a shortcut the gate proves fails")
-        if self.stdout_regex is not None:
-            import re
-
-            try:
-                re.compile(self.stdout_regex)
-            except re.error as exc:
-                raise ValueError(f"stdout_regex does not compile: {exc}") from None
         for path in [*self.files, *([self.file_path] if self.file_path else [])]:
             if path.startswith("/") or ".." in path.split("/") or not path.strip():
                 raise ValueError(f"{path!r}: paths are relative and stay inside the folder")
         return self
 
 
-Oracle = Annotated[CallsExact | CallsSet | NoCall | Label | JsonAnswer | Shell, Field(discriminator="kind")]
+class Machine(_Strict):
+    """Commands run on the mock machine (task_defs/trials/machine/): graded from the state they leave."""
+
+    kind: Literal["machine"]
+    tool: str = "run_shell"  # the offered tool whose `command` argument runs on the machine
+    fixture: str | dict  # a named fixture state (task_defs/trials/machine/fixtures.py) or an inline one
+    expect: dict[str, Any] = {}  # state path (packages.ripgrep.installed) -> its value afterwards
+    stdout_regex: str | None = None  # a query trial: searched in what one of the machine's programs printed
+    max_commands: int | None = Field(default=None, ge=1)  # the request asks for this many commands at most
+    reference: list[str] = Field(min_length=1)  # command lines, one call each, that do the work: the gate proves it
+
+    @field_validator("stdout_regex")
+    @classmethod
+    def _bounded(cls, pattern: str | None) -> str | None:
+        return bounded_regex(pattern)
+
+    @model_validator(mode="after")
+    def _checks(self):
+        from task_defs.trials.machine.oracle import fixture_problem, unchanged_expectation
+        from task_defs.trials.machine.state import path_problem
+
+        if not self.expect and self.stdout_regex is None:
+            raise ValueError("a machine oracle checks something: expect, stdout_regex or both")
+        for path in self.expect:
+            problem = path_problem(path)
+            if problem:
+                raise ValueError(problem)
+        problem = fixture_problem(self.fixture)
+        if problem:
+            raise ValueError(problem)
+        if self.stdout_regex is None and unchanged_expectation(self.fixture, self.expect):
+            raise ValueError("every expected value already holds on the fixture: doing nothing would pass")
+        return self
+
+
+Oracle = Annotated[CallsExact | CallsSet | NoCall | Label | JsonAnswer | Shell | Machine, Field(discriminator="kind")]
 CALL_KINDS = ("calls_exact", "calls_set")
 
 
@@ -149,10 +198,10 @@ class Trial(_Strict):
     def _shape(self):
         if self.messages[-1].role != "user":
             raise ValueError("the last message must be the user's: it is what the model answers")
-        if self.oracle.kind in CALL_KINDS + ("shell",) and not self.tools:
+        if self.oracle.kind in CALL_KINDS + ("shell", "machine") and not self.tools:
             raise ValueError(f"a {self.oracle.kind} trial offers at least one tool")
-        if self.oracle.kind == "shell" and self.oracle.tool not in self.tools:
-            raise ValueError(f"the shell oracle runs {self.oracle.tool!r}, which the trial does not offer")
+        if self.oracle.kind in ("shell", "machine") and self.oracle.tool not in self.tools:
+            raise ValueError(f"the {self.oracle.kind} oracle runs {self.oracle.tool!r}, which the trial does not offer")
         extra = sorted(set(self.tool_specs) - set(self.tools))
         if extra:
             raise ValueError(f"tool_specs defines {extra[0]!r}, which the trial does not offer")

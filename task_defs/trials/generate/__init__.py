@@ -10,11 +10,12 @@ model could read the answer off the words), and their answers are spread evenly 
 chance strategies of `kbench trials probe` stay at the floor.
 
 Each family draws from its own Rng (rng.py), seeded from the one seed, so editing one family's templates leaves
-the other families' draws alone. build.py turns a family's templates into witnessed trials; select, flows, classify
-and extract hold each family's templates (extract_purchases holds some of extract's; select_pools, classify_texts
-and extract_fields hold the larger tables); words, pools and rules are what the families share.
+the other families' draws alone. build.py turns a family's templates into witnessed trials; select, flows, classify,
+extract, fill, robust and hotkeys hold each family's templates (extract_purchases holds some of extract's;
+select_pools, classify_texts, extract_fields, fill_pools, robust_pools and hotkeys_pools hold the larger tables);
+words, pools and rules are what the families share.
 
-    python -m task_defs.trials.generate           # write the four generated.jsonl files
+    python -m task_defs.trials.generate           # write every family's generated.jsonl
     python -m task_defs.trials.generate --check   # exit 1, naming the file, when one on disk is not what it makes
 """
 
@@ -29,8 +30,13 @@ from task_defs.itemfiles import ITEMS_FILE, load_items, load_spec
 from task_defs.trials.generate.build import GeneratorError, build, witness
 from task_defs.trials.generate.classify import classify_templates, gives_away
 from task_defs.trials.generate.extract import EXTRACT
+from task_defs.trials.generate.fill import fill_templates
 from task_defs.trials.generate.flows import flows_templates
+from task_defs.trials.generate.hotkeys import HOTKEY_FACTS, hotkeys_templates
+from task_defs.trials.generate.machine_desktop import desktop_templates
+from task_defs.trials.generate.machine_services import packages_templates
 from task_defs.trials.generate.rng import Rng
+from task_defs.trials.generate.robust import robust_templates
 from task_defs.trials.generate.select import select_templates
 from task_defs.trials.loader import GENERATED_FILE, TRIALS_DIR, normalise
 from task_defs.trials.models import Trial, TrialFamily
@@ -39,9 +45,19 @@ __all__ = ["FAMILIES", "SEED", "TRIALS_DIR", "GeneratorError", "Rng", "Trial", "
            "render", "witness"]
 
 SEED = 7
-FAMILIES = ("select", "flows", "classify", "extract")
-TARGETS = {"select": (450, select_templates, True), "flows": (350, flows_templates, True),
-           "classify": (300, classify_templates, False), "extract": (220, lambda: EXTRACT, False)}
+# family -> (how many trials, its templates, whether distractor tools are offered); one family per line
+TARGETS = {
+    "select": (450, select_templates, True),
+    "flows": (350, flows_templates, True),
+    "classify": (300, classify_templates, False),
+    "extract": (220, lambda: EXTRACT, False),
+    "fill": (120, fill_templates, True),
+    "robust": (120, robust_templates, True),
+    "hotkeys": (HOTKEY_FACTS, hotkeys_templates, False),  # every fact of hotkeys_pools once: 80
+    "packages": (100, packages_templates, True),  # the mock machine (task_defs/trials/machine/): pacman, systemctl
+    "desktop": (80, desktop_templates, True),  # the mock machine's deskctl
+}
+FAMILIES = tuple(TARGETS)
 
 
 def generate(seed: int = SEED, root: Path | None = None) -> dict[str, list[Trial]]:
