@@ -35,7 +35,10 @@ def test_measured_tolerance_reproduces_and_the_gate_fails_the_variant(task):
     assert got["variant"] == task.precision.variant
     for name, m in got["outputs"].items():
         rec = task.precision.outputs[name]
-        assert _same(m["floor"], rec.floor), (name, m["floor"], rec.floor)
+        # The written floor is the largest error measured where it was written. torch's CPU kernels differ by CPU:
+        # one with native bf16 dot products (AVX512-BF16) rounds a bf16 GEMM once and measures a lower floor, which
+        # the written tolerance covers; a higher one would mean the tolerance is too tight here, and fails.
+        assert _same(m["floor"], rec.floor) or m["floor"] < rec.floor, (name, m["floor"], rec.floor)
         assert _same(m["variant_error"], rec.variant_error), (name, m["variant_error"], rec.variant_error)
         if rec.exact:
             assert m["floor"] == 0.0, f"{name}: an exact output's alternate must agree everywhere"
