@@ -10,6 +10,8 @@ import tracemalloc
 import pytest
 
 from kbench_dagster.cli import main
+from kbench_dagster.commands.trials_report import strike_rows
+from kbench_dagster.reporting.trial_stats import render_oracle, strike_stats
 from kbench_dagster.store import ResultsStore
 from sandbox.chatwork import trials as trials_kind
 from sandbox.chatwork.trial_checks import gate_problems
@@ -140,3 +142,11 @@ def test_graded_rows_store_oracle_ms_and_heap_peak_bytes(tmp_path, monkeypatch):
     assert all(r[3] is not None and 0 <= r[3] < 2000 for r in rows)  # CPU ms: a shell trial's is our side's only
     assert all(isinstance(r[4], int) and r[4] > 0 for r in rows if r[0] == "traced")
     assert all(r[4] is None for r in rows if r[0] == "plain")  # not asked: not traced, NULL
+    store = ResultsStore(db)
+    for run_id in ("traced", "plain"):  # `kbench trials stats` shows what grading cost, from the same rows
+        o = strike_stats(strike_rows(store, run_id))["oracle"]
+        ms = sorted(r[3] for r in rows if r[0] == run_id)
+        assert (o["rows"], o["max_ms"], o["median_ms"]) == (4, ms[-1], ms[2])
+        heap = [r[4] for r in rows if r[0] == run_id and r[4] is not None]
+        assert o["heap_max_bytes"] == (max(heap) if heap else None)
+        assert ("heap not measured" in render_oracle(o)) == (run_id == "plain")

@@ -26,7 +26,7 @@ from task_defs.trials.loader import rules_fingerprint
 
 COLUMNS = ("trial", "family", "grade", "shape", "seed", "outcome", "score", "cause", "detail", "rules",
            "response_format", "elicitation", "forms", "rounds", "infra_error", "prompt_tokens", "completion_tokens",
-           "unmetered_replies", "unmetered_chars")
+           "unmetered_replies", "unmetered_chars", "oracle_ms", "heap_peak_bytes")
 STRIKE_SQL = "SELECT " + ", ".join(COLUMNS) + " FROM trial_results WHERE run_id = ? ORDER BY trial, seed"
 
 

@@ -22,6 +22,7 @@ from kbench_dagster.reporting.board_html import esc, page, pct, slug
 from kbench_dagster.reporting.trial_stats import (
     INFRA_GROUP,
     readable_rows,
+    render_oracle,
     render_tokens,
     stale_rules,
     strike_stats,
@@ -191,6 +192,7 @@ def _strike_page(run: str, rows: list[dict], doc: dict, suite: ToolTrials, out: 
             "<a href='../trials.html'>all strikes</a></p>",
             "".join(f"<p class=warn>{esc(n)}</p>" for n in notes),
             f"<p id=tokens>{esc(render_tokens(doc['tokens']))}. Rule: {esc(doc['tokens']['rule'])}.</p>",
+            f"<p id=oracle-cost>{esc(render_oracle(doc['oracle']))}.</p>",
             "<h2>Per family and grade</h2><table id=grades><tr><th class=l>family</th><th class=l>grade</th>"
             "<th>trials</th><th>samples</th><th>pass@1 (95% CI over trials)</th><th>95% CI over shapes</th>"
             f"<th>pass@{k}</th><th>grade-weighted</th><th>attrition</th></tr>"]

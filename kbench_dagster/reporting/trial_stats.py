@@ -147,7 +147,25 @@ def strike_stats(rows: Iterable[dict], k: int | None = None) -> dict:
     return {"k": k, "overall": _group_stats(trials, k),
             "families": {f: _group_stats(families[f], k) for f in sorted(families)},
             "grades": {g: _group_stats(grades[g], k) for g in sorted(grades, key=_grade_order)},
-            "tokens": token_stats(rows)}
+            "tokens": token_stats(rows), "oracle": oracle_stats(rows)}
+
+
+def oracle_stats(rows: Iterable[dict]) -> dict:
+    """What grading cost: the median and largest oracle_ms (the grading thread's CPU time) over the graded rows,
+    and the largest heap high-water of the rows graded with --heap (None when none was)."""
+    ms = sorted(r["oracle_ms"] for r in rows if r.get("oracle_ms") is not None)
+    heap = [r["heap_peak_bytes"] for r in rows if r.get("heap_peak_bytes") is not None]
+    return {"rows": len(ms), "median_ms": ms[len(ms) // 2] if ms else None, "max_ms": ms[-1] if ms else None,
+            "heap_rows": len(heap), "heap_max_bytes": max(heap) if heap else None}
+
+
+def render_oracle(o: dict) -> str:
+    if not o["rows"]:
+        return "oracle cost: not recorded (rows stored before oracle_ms was kept)"
+    heap = (f"; heap high-water at most {o['heap_max_bytes'] / 1024:.1f} KiB over {o['heap_rows']} rows graded "
+            "with --heap" if o["heap_rows"] else "; heap not measured (run with --heap)")
+    return (f"oracle cost: median {o['median_ms']:.3f} ms, at most {o['max_ms']:.3f} ms of the grading thread's "
+            f"CPU over {o['rows']} rows" + heap)
 
 
 CHARS_PER_TOKEN = 4  # a reply without usage: its completion tokens estimated as ceil(characters / 4)
@@ -297,7 +315,8 @@ def render_stats(doc: dict) -> str:
     foot = (f"unscored (infra/skipped): {o['unscored']}; pass@{k} over {o['k_trials']} trials with >= {k} samples; "
             "weighted: easy 1, medium 2, hard 3")
     tokens = [render_tokens(doc["tokens"])] if doc.get("tokens") else []
-    return "\n".join([*_table(header, body), "", foot, *tokens])
+    oracle = [render_oracle(doc["oracle"])] if doc.get("oracle") else []
+    return "\n".join([*_table(header, body), "", foot, *tokens, *oracle])
 
 
 def render_compare(doc: dict, name_a: str, name_b: str) -> str:
