@@ -23,13 +23,11 @@ import json
 import math
 import random
 import statistics
-import tempfile
 import time
 import tracemalloc
 from collections import defaultdict
-from pathlib import Path
 
-from sandbox.chatwork.shell_oracle import SandboxShell
+from sandbox.chatwork.trial_checks import shell_runner
 from task_defs.trials.grading import Answer, ShellRunner, grade, reference_answer
 from task_defs.trials.models import GRADES
 
@@ -71,15 +69,6 @@ def _traced():
             tracemalloc.stop()
 
 
-@contextlib.contextmanager
-def _shell(given: ShellRunner | None):
-    if given is not None:
-        yield given
-        return
-    with tempfile.TemporaryDirectory(prefix="kbench-floor-") as d:
-        yield SandboxShell(Path(d))
-
-
 def floor_row(unit, shell: ShellRunner) -> dict:
     """One trial's reference graded and measured (tracemalloc must be tracing)."""
     trial = unit.trial
@@ -99,7 +88,7 @@ def floor_row(unit, shell: ShellRunner) -> dict:
 
 
 def floor_rows(units: list, shell: ShellRunner | None = None) -> list[dict]:
-    with _shell(shell) as sh, _traced():
+    with shell_runner(shell) as sh, _traced():
         return [floor_row(u, sh) for u in units]
 
 

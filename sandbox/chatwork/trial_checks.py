@@ -34,7 +34,7 @@ def gate_problems(kind: ToolTrials, shell: ShellRunner | None = None) -> list[st
     on an ADVERSARIAL text, a no-knowledge answer that passes, a declared shortcut that passes, a prompt asked
     twice."""
     problems, seen = [], {}
-    with _shell_runner(shell) as shell:
+    with shell_runner(shell) as shell:
         for u in kind.units:
             v = grade(u.trial, reference_answer(u.trial), shell)
             if not v.passed:
@@ -73,7 +73,7 @@ def _pathological(pattern: str) -> str | None:
 
 
 @contextlib.contextmanager
-def _shell_runner(given: ShellRunner | None):
+def shell_runner(given: ShellRunner | None):
     """The runner given, else a sandboxed shell in a folder of its own for as long as the check lasts."""
     if given is not None:
         yield given
@@ -164,7 +164,7 @@ def probe(kind: ToolTrials, shell: ShellRunner | None = None) -> dict[str, dict]
         v["score"] += grade(trial, answer, shell).score
         v["trials"] += 1
 
-    with _shell_runner(shell) as shell:
+    with shell_runner(shell) as shell:
         for u in kind.units:
             for name, answer in STRUCTURAL.items():
                 score(name, "structural", u.trial, answer)
