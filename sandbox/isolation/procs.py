@@ -59,7 +59,7 @@ _PF_EXITING = 0x4
 _SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
 
 
-def _dying(pid: int) -> bool:
+def dying(pid: int) -> bool:
     """Already on its way out: a SIGKILL pending (a pid namespace's end sends one to each of its processes) or
     the kernel's exit begun. Such a process still shows its current folder for a moment, and is nobody's leftover."""
     try:
@@ -76,7 +76,7 @@ def _alive(procs: dict[int, psutil.Process]) -> dict[int, psutil.Process]:
     out = {}
     for pid, p in procs.items():
         try:
-            if p.status() != psutil.STATUS_ZOMBIE and not _dying(pid):
+            if p.status() != psutil.STATUS_ZOMBIE and not dying(pid):
                 out[pid] = p
         except psutil.Error:
             continue

@@ -272,6 +272,10 @@ def run_session(
                 wait_gone(lambda: processes_in_folder(workdir), timeout=2.0)
             dog.record_many("sweep", kill_all(lambda: processes_in_folder(workdir)),
                             "current folder inside the work folder")
+            if isolation == "bwrap" and cfg.drops_uid:
+                # the namespace's end also takes what left the work folder (a daemon in /tmp): the uid goes back
+                # to the pool once the kernel has signalled those too, so none is seen running as a free uid
+                wait_gone(lambda: uids.processes_of(cfg.run_as_uid), timeout=2.0)
             proc.wait()
             pump.join(timeout=5)
             if teardown:

@@ -19,6 +19,8 @@ from typing import Iterator
 
 import psutil
 
+from sandbox.isolation.procs import dying
+
 DEFAULT_BASE = 100_000
 DEFAULT_SIZE = 256
 POLL_S = 0.05
@@ -94,12 +96,13 @@ class UidPool:
             time.sleep(POLL_S)
 
     def strays(self) -> list[psutil.Process]:
-        """Processes running as a uid of the pool that no session holds: what outlived its session."""
+        """Processes running as a uid of the pool that no session holds: what outlived its session (one already on
+    its way out, killed by its pid namespace's end, is not)."""
         found = []
         for p in psutil.process_iter(["uids"]):
             uids = p.info["uids"]
             uid = uids.real if uids else None
-            if uid in self.uids and not self.held(uid):
+            if uid in self.uids and not self.held(uid) and not dying(p.pid):
                 found.append(p)
         return found
 
@@ -124,6 +127,16 @@ class UidPool:
         st = os.lstat(self.root)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
             raise RuntimeError(f"{self.root} is not a folder of this user: remove it or set KBENCH_UIDS_DIR elsewhere")
+
+
+def processes_of(uid: int) -> dict[int, psutil.Process]:
+    """The processes running as `uid` (real or effective)."""
+    out = {}
+    for p in psutil.process_iter(["uids"]):
+        uids = p.info["uids"]
+        if uids and uid in (uids.real, uids.effective):
+            out[p.pid] = p
+    return out
 
 
 def _has_processes(uid: int) -> bool:
