@@ -144,3 +144,5 @@ def test_release_writes_the_manifest(suite, tmp_path, capsys):
     assert {f: v["trials"] for f, v in doc["families"].items()} == {f: n for f, n in sorted(FAMILIES.items())}
     assert 0 <= doc["probe"]["chance_floor"] <= 1 and doc["floor"]["total"]["passed"] == sum(FAMILIES.values())
     assert doc["engine_version"] and doc["trials"] == sum(FAMILIES.values())
+    # a folder outside the repository is named by its own name: an absolute path would carry the host's user name
+    assert doc["suite_folder"] == suite.name and str(tmp_path) not in written[0].read_text()

@@ -153,6 +153,14 @@ def _floor(kind: ToolTrials) -> dict:
     return summarise(rows)
 
 
+def _shown(folder: Path) -> str:
+    """The suite's folder as a manifest may name it: relative to the repository, else its own name only (an absolute
+    path would carry the host's user name)."""
+    folder = Path(folder).resolve()
+    repo = TRIALS_DIR.resolve().parents[2]
+    return str(folder.relative_to(repo)) if folder.is_relative_to(repo) else folder.name
+
+
 def manifest(kind: ToolTrials, folder: Path, probed: dict, floor: dict) -> dict:
     families = {}
     for fam in kind.families:
@@ -161,7 +169,7 @@ def manifest(kind: ToolTrials, folder: Path, probed: dict, floor: dict) -> dict:
         families[fam.id] = {"trials": len(units), "grades": {g: grades.get(g, 0) for g in GRADES},
                             "oracles": dict(sorted(Counter(u.trial.oracle.kind for u in units).items()))}
     return {"release": "kbench trials", "engine_version": engine_version(), "suite_fingerprint": kind.fingerprint,
-            "rules_fingerprint": kind.rules, "suite_folder": str(folder), "trials": len(kind.units),
+            "rules_fingerprint": kind.rules, "suite_folder": _shown(folder), "trials": len(kind.units),
             "families": families, "gate": "green", "probe": probed,
             "floor": {**floor, "note": "bounds from the references, not a model's measurement"},
             "written_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
