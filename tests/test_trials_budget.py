@@ -64,6 +64,18 @@ def test_waiting_is_not_work_a_busy_machine_cannot_fail_an_answer(monkeypatch):
     assert v.passed and v.oracle_ms < 50
 
 
+def test_the_machine_kind_has_its_own_cpu_budget(monkeypatch):
+    trial = next(u.trial for u in ToolTrials().units if u.trial.oracle.kind == "machine")
+    right = reference_answer(trial)
+    assert grade(trial, right).passed
+    machine = grading._machine
+    monkeypatch.setattr(grading, "_machine", lambda o, a: (burn(grading.MACHINE_BUDGET_S + 0.05), machine(o, a))[1])
+    v = grade(trial, right)
+    assert (v.passed, v.cause) == (False, "over_budget") and f"{1000 * grading.MACHINE_BUDGET_S:g} ms" in v.detail
+    monkeypatch.setattr(grading, "_machine", lambda o, a: (time.sleep(0.6), machine(o, a))[1])
+    assert grade(trial, right).passed  # waiting is not the oracle's work
+
+
 def test_a_pattern_at_the_step_limit_is_over_budget_not_a_hang():
     trial = shell_trial("runs_of_a", r"^(a|aa)*c|^a{40}$", "Print forty a's with printf.")
     t = time.perf_counter()

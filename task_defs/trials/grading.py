@@ -18,6 +18,8 @@ machine is: a strike graded beside a build would otherwise fail answers that pas
   that makes the oracle work abnormally hard. What is the trial's and not the answer's (loading jsonschema, building
   a schema's validator) is done before the clock starts, and the garbage collector is held while it runs, so a
   collection of the whole process's heap is not charged to one answer. Over budget is cause over_budget, score 0.
+- The machine kind gets MACHINE_BUDGET_S of the same CPU time: it replays the commands on the mock machine, which
+  is Python work of the same nature, only longer.
 - A stdout_regex (shell, machine) is searched by the bounded matcher (sandbox/judge/matcher.py), whose budget is
   its STEP_LIMIT in counted steps: the same pattern on the same output takes the same steps on any machine. A
   search that reaches it is cause over_budget, score 0. The shell oracle's wall-clock stop on the sandboxed commands
@@ -60,6 +62,10 @@ __all__ = ["Answer", "Call", "ShellRun", "ShellRunner", "Verdict", "answer_shape
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two letters in a row: a word in any script
 IN_PROCESS_BUDGET_S = 0.050  # of the grading thread's CPU time (time.thread_time), per in-process grading
 IN_PROCESS = ("calls_exact", "calls_set", "no_call", "label", "json_schema")
+# the mock machine replays every command from its fixture, twice for the reference's state on a cold cache: its
+# gradings take 0.1-0.3 ms, the slowest first one about 40 ms of CPU, so ten times that is its budget
+MACHINE_BUDGET_S = 0.5
+CPU_BUDGETS = {**dict.fromkeys(IN_PROCESS, IN_PROCESS_BUDGET_S), "machine": MACHINE_BUDGET_S}
 OVER_BUDGET = "over_budget"
 
 
@@ -69,10 +75,10 @@ def grade(trial: Trial, answer: Answer, shell: ShellRunner | None = None) -> Ver
     o = trial.oracle
     if isinstance(o, Shell) and shell is None:
         raise ValueError(f"{trial.id}: a shell trial is graded by running its commands: give a shell runner")
-    in_process = o.kind in IN_PROCESS
+    budget = CPU_BUDGETS.get(o.kind)  # the shell's is its matcher's steps and its commands' safety stop
     if isinstance(o, JsonAnswer):
         _validator(o.json_schema)  # the trial's cost, not the answer's: made (and kept) before the clock starts
-    held = in_process and gc.isenabled()
+    held = budget is not None and gc.isenabled()
     if held:  # a collection of the whole heap is no cost of this answer's
         gc.disable()
     start = time.thread_time()
@@ -82,9 +88,9 @@ def grade(trial: Trial, answer: Answer, shell: ShellRunner | None = None) -> Ver
         cpu = time.thread_time() - start
         if held:
             gc.enable()
-    if in_process and cpu > IN_PROCESS_BUDGET_S:
+    if budget is not None and cpu > budget:
         return Verdict(False, 0.0, OVER_BUDGET, f"the oracle took {1000 * cpu:.1f} ms of the grading thread's CPU, "
-                                                f"over its {1000 * IN_PROCESS_BUDGET_S:g} ms budget", 1000 * cpu)
+                                                f"over its {1000 * budget:g} ms budget", 1000 * cpu)
     return Verdict(v.passed, v.score, v.cause, v.detail, 1000 * cpu)
 
 
