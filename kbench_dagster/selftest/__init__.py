@@ -16,6 +16,7 @@ from kbench_dagster.selftest import (
     import_host_files,
     judge_import,
     judge_injection,
+    machine_trials,
     memory_split,
     pi_tamper,
     record_truth,
@@ -27,5 +28,6 @@ FAMILIES = [m.FAMILY for m in (judge_import, pi_tamper, deep_tree, thread_bomb, 
                                record_truth, import_host_files, harbor_shadow, harbor_image,
                                capability_forged_cases, judge_injection, deep_nesting)]
 FAMILIES += shell_trials.FAMILIES  # the shell trials' oracle: two judge families in one module
+FAMILIES.append(machine_trials.FAMILY)
 
 __all__ = ["FAMILIES"]

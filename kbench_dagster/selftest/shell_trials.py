@@ -49,13 +49,13 @@ class _Forger:
         return Reply(None, (ToolCall("c0", "run_shell", {"command": command}),))
 
 
-def _strike(ctx: JudgeContext, run_id: str, persona: _Forger, limit: int) -> dict:
-    """`kbench trials run` over the shell family's first `limit` trials; OUT.json as written."""
+def _strike(ctx: JudgeContext, run_id: str, persona: _Forger, limit: int, only: str = "shell") -> dict:
+    """`kbench trials run` over the first `limit` trials of the family `only`; OUT.json as written."""
     from kbench_dagster.cli import main  # the command line imports the selftest: loaded when an attack runs
 
     out = ctx.folder / f"{run_id}.json"
     with ScriptedServer(persona, port=0) as srv, contextlib.redirect_stdout(io.StringIO()):
-        code = main(["trials", "run", str(out), "--url", srv.url, "--run-id", run_id, "--only", "shell",
+        code = main(["trials", "run", str(out), "--url", srv.url, "--run-id", run_id, "--only", only,
                      "--limit", str(limit), "--no-cache", "--runs", str(ctx.folder / "runs"),
                      "--work", str(ctx.folder / "work"), "--db", str(ctx.folder / "t.duckdb")])
     if code != 0:
